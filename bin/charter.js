@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// @module Entry point of the `charter` executable: make sure Node 24 runs it, then hand over to cli/main.ts.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const major = Number(process.versions.node.split(".")[0]);
+if (major < 24) {
+  // The project ships its own Node 24 (npm package `node`); re-run under it rather than fail obscurely.
+  const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+  const own = join(root, "node_modules", "node", "bin", "node");
+  if (existsSync(own) && !process.env.CHARTER_REEXEC) {
+    const r = spawnSync(own, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+      stdio: "inherit",
+      env: { ...process.env, CHARTER_REEXEC: "1" },
+    });
+    process.exit(r.status ?? 1);
+  }
+  process.stderr.write(`charter: Node ${process.versions.node} is too old; Node 24 or newer is required (run \`npm install\`)\n`);
+  process.exit(1);
+}
+await import("../cli/main.ts");
