@@ -1,0 +1,64 @@
+/**
+ * @module The `charter` command line: one table of subcommands, each in its own file under
+ * `cli/commands/`, loaded only when used so that `charter compile` never pays for the server and
+ * `charter node` never pays for the compiler.
+ */
+import { readFileSync } from "node:fs";
+
+/** A subcommand: its one-line summary and the module that runs it. */
+interface Command {
+  readonly summary: string;
+  readonly load: () => Promise<{ default: (args: string[]) => Promise<number> }>;
+}
+
+const commands: Record<string, Command> = {
+  node: { summary: "run the personal node (engine, /api, assistant, connectors)", load: () => import("./commands/node.ts") },
+  serve: { summary: "run the engine-only edition (contracts, generated /v1 API, voters)", load: () => import("./commands/serve.ts") },
+  compile: { summary: "compile a contract and print its artifact id (--wat prints the WebAssembly text)", load: () => import("./commands/compile.ts") },
+  check: { summary: "check a contract and print its diagnostics", load: () => import("./commands/check.ts") },
+  keygen: { summary: "create an Ed25519 identity key (--out FILE) and print its did:key", load: () => import("./commands/keygen.ts") },
+  identity: { summary: "print this data directory's node identity (creates the key if missing)", load: () => import("./commands/identity.ts") },
+};
+
+/** The version printed by `--version` and reported by `/health`. */
+export function charterVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+function help(): string {
+  const width = Math.max(...Object.keys(commands).map((n) => n.length));
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return [
+    "charter — a local-first node with a contract-governed backend",
+    "",
+    "Usage: charter <command> [options]",
+    "",
+    "Commands:",
+    ...lines,
+    "",
+    "Options: --help, --version. Run `charter <command> --help` for a command's options.",
+    "",
+  ].join("\n");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(help());
+    return 0;
+  }
+  if (name === "--version" || name === "-v") {
+    process.stdout.write(`charter ${charterVersion()}\n`);
+    return 0;
+  }
+  const command = commands[name];
+  if (command === undefined) {
+    process.stderr.write(`charter: unknown command '${name}' (run \`charter --help\`)\n`);
+    return 2;
+  }
+  const mod = await command.load();
+  return mod.default(rest);
+}
+
+process.exitCode = await main(process.argv.slice(2));
