@@ -3,7 +3,7 @@
  * `cli/commands/`, loaded only when used so that `charter compile` never pays for the server and
  * `charter node` never pays for the compiler.
  */
-import { readFileSync } from "node:fs";
+import { charterVersion } from "./version.ts";
 
 /** A subcommand: its one-line summary and the module that runs it. */
 interface Command {
@@ -19,12 +19,6 @@ const commands: Record<string, Command> = {
   keygen: { summary: "create an Ed25519 identity key (--out FILE) and print its did:key", load: () => import("./commands/keygen.ts") },
   identity: { summary: "print this data directory's node identity (creates the key if missing)", load: () => import("./commands/identity.ts") },
 };
-
-/** The version printed by `--version` and reported by `/health`. */
-export function charterVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
-  return pkg.version;
-}
 
 function help(): string {
   const width = Math.max(...Object.keys(commands).map((n) => n.length));

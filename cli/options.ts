@@ -1,0 +1,58 @@
+/**
+ * @module Options shared by the commands that run a process tree (`node`, `serve`): parsing them,
+ * and the one-line usage errors they produce.
+ */
+import { parseArgs } from "node:util";
+import { resolve } from "node:path";
+
+/** A mistake on the command line: printed as one line, exit code 2. */
+export class UsageError extends Error {}
+
+export interface TreeOptions {
+  readonly dataDir: string;
+  readonly listen: { readonly host: string; readonly port: number };
+  readonly bodyLimit: number;
+  readonly help: boolean;
+}
+
+export const DEFAULT_LISTEN = "127.0.0.1:8787";
+
+/** Parses `HOST:PORT` (`[::1]:8787` for IPv6). */
+export function parseListen(text: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[3]);
+  if (match === null || !Number.isInteger(port) || port > 65535) throw new UsageError(`--listen expects HOST:PORT (for example ${DEFAULT_LISTEN}), got '${text}'`);
+  return { host: match[1] ?? match[2] ?? "127.0.0.1", port };
+}
+
+/** The data directory: `--data`, else `$CHARTER_DATA`, else `./data`. */
+export function dataDirFrom(flag: string | undefined): string {
+  return resolve(flag ?? process.env.CHARTER_DATA ?? "data");
+}
+
+export function parseTreeOptions(args: string[]): TreeOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        data: { type: "string" },
+        listen: { type: "string" },
+        "body-limit": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message.split("\n")[0]);
+  }
+  const limit = values["body-limit"] === undefined ? 1024 * 1024 : Number(values["body-limit"]);
+  if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--body-limit expects a positive number of bytes, got '${values["body-limit"]}'`);
+  return {
+    dataDir: dataDirFrom(values.data),
+    listen: parseListen(values.listen ?? DEFAULT_LISTEN),
+    bodyLimit: limit,
+    help: values.help === true,
+  };
+}

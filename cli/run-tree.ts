@@ -1,0 +1,100 @@
+/**
+ * @module Running a process tree from the command line (`charter node`, `charter serve`): check the
+ * data directory, take its lock, start the supervisor, print the URL, drain on SIGTERM/SIGINT.
+ */
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { LogFile } from "../shared/log-file.ts";
+import { formatReadable, type LogRecord } from "../shared/log.ts";
+import { dataPaths, type Edition } from "../shared/worker/config.ts";
+import { DataLock, LockHeldError } from "../supervisor/lock.ts";
+import { Supervisor } from "../supervisor/supervisor.ts";
+import { workersFor } from "../supervisor/workers.ts";
+import { charterVersion } from "./version.ts";
+import { parseTreeOptions, UsageError } from "./options.ts";
+
+const usage = (edition: Edition) =>
+  [
+    `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT] [--body-limit BYTES]`,
+    "",
+    edition === "node"
+      ? "Runs the personal node: the engine, the /api routes, the assistant and connectors."
+      : "Runs the engine-only edition: installed contracts, their generated /v1 API, the voters.",
+    "",
+    "  --data DIR          data directory (default: $CHARTER_DATA, else ./data)",
+    "  --listen HOST:PORT  HTTP address (default: 127.0.0.1:8787; port 0 picks a free one)",
+    "  --body-limit BYTES  largest request body accepted (default: 1048576)",
+    "",
+    "Stop it with Ctrl-C or SIGTERM: requests in flight finish, then it exits 0.",
+    "",
+  ].join("\n");
+
+/** Fails with a one-line reason when `dir` cannot be created or written. */
+function ensureWritable(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+    accessSync(dir, constants.W_OK | constants.R_OK | constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    throw new UsageError(`the data directory ${dir} is not writable (${code || (error as Error).message})`);
+  }
+}
+
+export async function runTree(edition: Edition, args: string[]): Promise<number> {
+  let options;
+  try {
+    options = parseTreeOptions(args);
+    if (options.help) {
+      process.stdout.write(usage(edition));
+      return 0;
+    }
+    ensureWritable(options.dataDir);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`charter: ${error.message}\n`);
+    return 2;
+  }
+
+  const paths = dataPaths(options.dataDir);
+  let lock: DataLock;
+  try {
+    lock = DataLock.acquire(paths.lock);
+  } catch (error) {
+    if (!(error instanceof LockHeldError)) throw error;
+    process.stderr.write(`charter: ${error.message}\n`);
+    return 1;
+  }
+
+  const logFile = new LogFile(paths.logs);
+  const sink = (record: LogRecord) => {
+    logFile.write(record);
+    if (record.level !== "debug") process.stderr.write(`${formatReadable(record)}\n`);
+  };
+  const supervisor = new Supervisor({
+    config: { edition, dataDir: options.dataDir, listen: options.listen, version: charterVersion(), bodyLimit: options.bodyLimit, startedAt: Date.now() },
+    specs: workersFor(edition),
+    sink,
+    onPids: (pids) => lock.update(pids),
+  });
+
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      process.stderr.write(`charter: second ${signal}; exiting without draining\n`);
+      process.exit(130);
+    }
+    void supervisor.shutdown(0, `${signal} received; draining`);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  supervisor.start().then(
+    (url) => process.stdout.write(`charter ${edition} listening on ${url} (data: ${options.dataDir})\n`),
+    () => {},
+  );
+  const code = await supervisor.exited;
+  logFile.close();
+  lock.release();
+  return code;
+}

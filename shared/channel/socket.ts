@@ -1,0 +1,63 @@
+/**
+ * @module Channels over Unix domain sockets: how workers reach each other (the engine listens; the
+ * gateway and others connect). Socket paths live in the data directory; a path too long for the
+ * kernel's limit falls back to a short one in the temp directory derived from it.
+ */
+import { createHash } from "node:crypto";
+import { rmSync } from "node:fs";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Channel } from "./channel.ts";
+import type { NoticeMap, RequestMap } from "./messages.ts";
+import { socketTransport } from "./transport.ts";
+
+const MAX_SOCKET_PATH = 100;
+
+/** The socket path to use for `wanted`, shortened when the kernel would refuse it. */
+export function socketPath(wanted: string): string {
+  if (Buffer.byteLength(wanted) <= MAX_SOCKET_PATH) return wanted;
+  const digest = createHash("sha256").update(wanted).digest("hex").slice(0, 16);
+  return join(tmpdir(), `charter-${digest}.sock`);
+}
+
+/** Listens on `path` (replacing a stale socket file) and hands each connection to `accept`. */
+export function listenChannels<Out extends RequestMap, In extends RequestMap>(
+  path: string,
+  accept: (channel: Channel<Out, In>) => void,
+): Promise<Server> {
+  const where = socketPath(path);
+  rmSync(where, { force: true });
+  const server = createServer((socket) => accept(new Channel<Out, In>(socketTransport(socket))));
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(where, () => {
+      server.off("error", reject);
+      resolve(server);
+    });
+  });
+}
+
+/** Connects to a channel socket, retrying while it does not exist yet (its owner is starting). */
+export async function connectChannel<Out extends RequestMap, In extends RequestMap, ON extends NoticeMap = NoticeMap, IN extends NoticeMap = NoticeMap>(
+  path: string,
+  options: { retryForMs?: number } = {},
+): Promise<Channel<Out, In, ON, IN>> {
+  const where = socketPath(path);
+  const deadline = Date.now() + (options.retryForMs ?? 10_000);
+  for (;;) {
+    try {
+      const socket = await new Promise<Socket>((resolve, reject) => {
+        const s = createConnection(where, () => {
+          s.off("error", reject);
+          resolve(s);
+        });
+        s.once("error", reject);
+      });
+      return new Channel<Out, In, ON, IN>(socketTransport(socket));
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * @module The durable journal: the one way workers hand each other work that must survive a crash.
+ *
+ * Entries are appended (inside the caller's transaction when there is one, so work and the state it
+ * belongs to commit together), claimed with a lease, then acked, or failed and retried with
+ * exponential back-off until they are dead-lettered with their last error. A claim whose holder died
+ * comes back when the lease runs out, or at once when the supervisor releases the dead holder's
+ * claims. Delivery is at-least-once and nothing is lost; consumers make effects exactly-once with
+ * the entry id or key. An acked entry is never delivered again: `ack` only succeeds for the current
+ * holder of a live claim, and done entries are never claimable.
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { type Clock, systemClock } from "./clock.ts";
+import { transaction } from "./store/open.ts";
+
+/** A journal entry as handed to a consumer. */
+export interface JournalEntry {
+  readonly id: number;
+  readonly topic: string;
+  readonly key: string | null;
+  readonly payload: unknown;
+  readonly attempts: number;
+}
+
+/** Tunables; the defaults suit effects that talk to the outside world. */
+export interface JournalOptions {
+  readonly leaseMs?: number;
+  readonly maxAttempts?: number;
+  readonly backoffBaseMs?: number;
+  readonly backoffMaxMs?: number;
+}
+
+/** What `fail` did with the entry. `stale`: the caller no longer held the claim, nothing changed. */
+export type FailResult = "retry" | "dead" | "stale";
+
+/** Counts per state, for /health and the console. */
+export interface JournalStats {
+  readonly ready: number;
+  readonly claimed: number;
+  readonly done: number;
+  readonly dead: number;
+}
+
+interface Row {
+  id: number;
+  topic: string;
+  key: string | null;
+  payload: string;
+  attempts: number;
+}
+
+/** The journal over the store's writer connection. */
+export class Journal {
+  readonly #db: DatabaseSync;
+  readonly #clock: Clock;
+  readonly #leaseMs: number;
+  readonly #maxAttempts: number;
+  readonly #backoffBaseMs: number;
+  readonly #backoffMaxMs: number;
+  readonly #insert: StatementSync;
+  readonly #byKey: StatementSync;
+  readonly #ack: StatementSync;
+  readonly #retry: StatementSync;
+  readonly #dead: StatementSync;
+  readonly #current: StatementSync;
+  readonly #release: StatementSync;
+  readonly #exhausted: StatementSync;
+  readonly #claims = new Map<number, StatementSync>();
+
+  constructor(db: DatabaseSync, clock: Clock = systemClock, options: JournalOptions = {}) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#maxAttempts = options.maxAttempts ?? 8;
+    this.#backoffBaseMs = options.backoffBaseMs ?? 500;
+    this.#backoffMaxMs = options.backoffMaxMs ?? 60_000;
+    this.#insert = db.prepare(
+      "INSERT INTO journal (topic, key, payload, max_attempts, available_at, created_at) VALUES (?, ?, ?, ?, ?, ?) " +
+        "ON CONFLICT (topic, key) WHERE key IS NOT NULL DO NOTHING",
+    );
+    this.#byKey = db.prepare("SELECT id FROM journal WHERE topic = ? AND key = ?");
+    this.#ack = db.prepare(
+      "UPDATE journal SET state = 'done', done_at = ?, claimed_by = NULL, lease_until = NULL WHERE id = ? AND state = 'claimed' AND claimed_by = ?",
+    );
+    this.#current = db.prepare("SELECT attempts, max_attempts FROM journal WHERE id = ? AND state = 'claimed' AND claimed_by = ?");
+    this.#retry = db.prepare(
+      "UPDATE journal SET state = 'ready', claimed_by = NULL, lease_until = NULL, available_at = ?, last_error = ? WHERE id = ?",
+    );
+    this.#dead = db.prepare(
+      "UPDATE journal SET state = 'dead', claimed_by = NULL, lease_until = NULL, done_at = ?, last_error = ? WHERE id = ?",
+    );
+    this.#release = db.prepare(
+      "UPDATE journal SET state = 'ready', claimed_by = NULL, lease_until = NULL WHERE state = 'claimed' AND claimed_by = ?",
+    );
+    // An entry whose holder died on its last attempt is dead-lettered instead of handed out again,
+    // so an entry that crashes every worker that takes it cannot loop forever.
+    this.#exhausted = db.prepare(
+      "UPDATE journal SET state = 'dead', done_at = ?, last_error = ?, claimed_by = NULL, lease_until = NULL " +
+        "WHERE state = 'claimed' AND attempts >= max_attempts AND (lease_until <= ? OR claimed_by = ?)",
+    );
+  }
+
+  /**
+   * Appends an entry and returns its id. With a `key`, appending the same (topic, key) again returns
+   * the first entry's id and adds nothing, so producers can retry safely.
+   */
+  append(topic: string, payload: unknown, options: { key?: string; delayMs?: number; maxAttempts?: number } = {}): number {
+    const now = this.#clock.now();
+    const key = options.key ?? null;
+    const r = this.#insert.run(topic, key, JSON.stringify(payload ?? null), options.maxAttempts ?? this.#maxAttempts, now + (options.delayMs ?? 0), now);
+    if (r.changes === 1) return Number(r.lastInsertRowid);
+    const existing = this.#byKey.get(topic, key) as { id: number } | undefined;
+    if (existing === undefined) throw new Error("journal: insert ignored but no entry with that key");
+    return existing.id;
+  }
+
+  /**
+   * Claims up to `limit` due entries of `topics` for `claimant`, oldest first: ready entries whose
+   * back-off has passed, and claimed entries whose lease ran out (their holder is presumed dead).
+   */
+  claim(claimant: string, topics: readonly string[], limit: number, leaseMs = this.#leaseMs): JournalEntry[] {
+    if (topics.length === 0 || limit <= 0) return [];
+    const now = this.#clock.now();
+    this.#exhausted.run(now, "its holder stopped (died or lease expired) during the last attempt", now, null);
+    const rows = this.#claimStatement(topics.length).all(claimant, now + leaseMs, ...topics, now, now, limit) as unknown as Row[];
+    return rows
+      .sort((a, b) => a.id - b.id)
+      .map((r) => ({ id: r.id, topic: r.topic, key: r.key, payload: JSON.parse(r.payload) as unknown, attempts: r.attempts }));
+  }
+
+  /** Marks entries done. Returns the ids that were acked; an id the claimant no longer holds is skipped. */
+  ack(claimant: string, ids: readonly number[]): number[] {
+    const now = this.#clock.now();
+    const done: number[] = [];
+    transaction(this.#db, () => {
+      for (const id of ids) if (this.#ack.run(now, id, claimant).changes === 1) done.push(id);
+    });
+    return done;
+  }
+
+  /** Reports a failed attempt: retried after back-off, or dead-lettered after its last attempt. */
+  fail(claimant: string, id: number, error: string): FailResult {
+    const row = this.#current.get(id, claimant) as { attempts: number; max_attempts: number } | undefined;
+    if (row === undefined) return "stale";
+    const now = this.#clock.now();
+    if (row.attempts >= row.max_attempts) {
+      this.#dead.run(now, error, id);
+      return "dead";
+    }
+    this.#retry.run(now + this.backoff(row.attempts), error, id);
+    return "retry";
+  }
+
+  /** Returns every claim held by `claimant` (a worker that died) to the ready state at once. */
+  release(claimant: string): number {
+    const now = this.#clock.now();
+    return transaction(this.#db, () => {
+      const dead = this.#exhausted.run(now, "its holder stopped (died or lease expired) during the last attempt", Number.MIN_SAFE_INTEGER, claimant).changes;
+      return Number(dead) + Number(this.#release.run(claimant).changes);
+    });
+  }
+
+  /** Back-off before attempt `attempts + 1`: base·2^(attempts−1), capped. Deterministic. */
+  backoff(attempts: number): number {
+    return Math.min(this.#backoffMaxMs, this.#backoffBaseMs * 2 ** Math.max(0, attempts - 1));
+  }
+
+  /** Entry counts per state. */
+  stats(): JournalStats {
+    const counts = { ready: 0, claimed: 0, done: 0, dead: 0 };
+    for (const r of this.#db.prepare("SELECT state, count(*) AS n FROM journal GROUP BY state").all() as { state: keyof JournalStats; n: number }[]) {
+      counts[r.state] = r.n;
+    }
+    return counts;
+  }
+
+  /** Deletes done entries finished before `before` (ms); dead ones stay for inspection. */
+  prune(before: number): number {
+    return Number(this.#db.prepare("DELETE FROM journal WHERE state = 'done' AND done_at < ?").run(before).changes);
+  }
+
+  #claimStatement(topicCount: number): StatementSync {
+    let statement = this.#claims.get(topicCount);
+    if (statement === undefined) {
+      const marks = Array.from({ length: topicCount }, () => "?").join(", ");
+      statement = this.#db.prepare(
+        `UPDATE journal SET state = 'claimed', claimed_by = ?, lease_until = ?, attempts = attempts + 1
+         WHERE id IN (
+           SELECT id FROM journal WHERE topic IN (${marks})
+             AND ((state = 'ready' AND available_at <= ?) OR (state = 'claimed' AND lease_until <= ?))
+           ORDER BY id LIMIT ?)
+         RETURNING id, topic, key, payload, attempts`,
+      );
+      this.#claims.set(topicCount, statement);
+    }
+    return statement;
+  }
+}

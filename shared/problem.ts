@@ -1,0 +1,43 @@
+/**
+ * @module RFC 9457 problem documents: the one shape of every HTTP error Charter answers with.
+ * Handlers throw `HttpProblem`; the gateway's single error handler turns it into the response.
+ */
+
+/** A problem document (`application/problem+json`). */
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  /** Field problems: which input was wrong and why. */
+  readonly errors?: readonly { readonly [key: string]: unknown }[];
+}
+
+const titles: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+/** Builds a problem; `type` is a stable URN naming the kind of problem. */
+export function problem(status: number, kind: string, detail: string, errors?: Problem["errors"]): Problem {
+  return { type: `urn:charter:problem:${kind}`, title: titles[status] ?? "Error", status, detail, ...(errors ? { errors } : {}) };
+}
+
+/** Thrown by HTTP handlers; answered as its problem document. */
+export class HttpProblem extends Error {
+  readonly problem: Problem;
+  constructor(p: Problem) {
+    super(p.detail);
+    this.problem = p;
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * @module The control channel between the supervisor and each worker (the fork's IPC pipe).
+ */
+import type { Lifecycle } from "./lifecycle.ts";
+
+/** What the supervisor asks of a worker. */
+export type ControlRequests = {
+  /** Stop taking new work, finish what is in flight, flush, then answer; the worker exits after. */
+  drain: { request: Record<string, never>; response: null };
+};
+
+/** What a worker tells the supervisor, unasked. */
+export type WorkerNotices = {
+  /** The worker's lifecycle changed. */
+  state: { state: Lifecycle };
+  /** The worker cannot run at all (a port in use, a store too new): the supervisor shuts down. */
+  fatal: { message: string };
+  /** The gateway is serving HTTP at this URL (the real port when `--listen` asked for port 0). */
+  listening: { url: string };
+};
+
+/** What the supervisor tells workers, unasked. */
+export type SupervisorNotices = {
+  /** The state of every worker in the table (sent to every worker on each change). */
+  workers: { states: Record<string, Lifecycle>; required: readonly string[] };
+};

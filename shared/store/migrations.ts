@@ -1,0 +1,77 @@
+/**
+ * @module Versioned schema migrations of the store. Each migration is SQL applied once; all pending
+ * ones run in a single transaction at start. A store written by a newer Charter (its user_version is
+ * beyond the newest migration known here) is refused and never modified.
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { transaction } from "./open.ts";
+
+/** One schema step: `version` is the user_version after it runs. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** The store's schema history. Append only; never edit a shipped migration. */
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: "journal",
+    sql: `
+      CREATE TABLE journal (
+        id INTEGER PRIMARY KEY,
+        topic TEXT NOT NULL,
+        key TEXT,
+        payload TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'ready' CHECK (state IN ('ready', 'claimed', 'done', 'dead')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        max_attempts INTEGER NOT NULL,
+        available_at INTEGER NOT NULL,
+        claimed_by TEXT,
+        lease_until INTEGER,
+        last_error TEXT,
+        created_at INTEGER NOT NULL,
+        done_at INTEGER
+      );
+      CREATE UNIQUE INDEX journal_topic_key ON journal (topic, key) WHERE key IS NOT NULL;
+      CREATE INDEX journal_due ON journal (topic, state, available_at, id);
+      CREATE INDEX journal_claims ON journal (claimed_by) WHERE state = 'claimed';
+      CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `,
+  },
+];
+
+/** Thrown when the store was written by a newer version: the caller prints it and exits. */
+export class StoreTooNewError extends Error {
+  readonly storeVersion: number;
+  readonly knownVersion: number;
+  constructor(storeVersion: number, knownVersion: number) {
+    super(
+      `the store was written by a newer Charter (schema version ${storeVersion}, this one knows up to ${knownVersion}); ` +
+        "upgrade Charter or use another data directory — the store was not modified",
+    );
+    this.storeVersion = storeVersion;
+    this.knownVersion = knownVersion;
+  }
+}
+
+/** The schema version a store is at (0 for a new file). */
+export function schemaVersion(db: DatabaseSync): number {
+  const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
+  return row.user_version;
+}
+
+/** Applies every pending migration in one transaction; returns the versions applied. */
+export function migrate(db: DatabaseSync, list: readonly Migration[] = migrations): number[] {
+  const newest = list.at(-1)?.version ?? 0;
+  const current = schemaVersion(db);
+  if (current > newest) throw new StoreTooNewError(current, newest);
+  const pending = list.filter((m) => m.version > current);
+  if (pending.length === 0) return [];
+  transaction(db, () => {
+    for (const m of pending) db.exec(m.sql);
+    db.exec(`PRAGMA user_version = ${newest}`);
+  });
+  return pending.map((m) => m.version);
+}

@@ -1,0 +1,46 @@
+/**
+ * @module What the supervisor tells a worker at start (through one environment variable), and the
+ * paths inside the data directory that workers agree on.
+ */
+import { join } from "node:path";
+
+export type Edition = "node" | "serve";
+
+export interface WorkerConfig {
+  readonly edition: Edition;
+  readonly dataDir: string;
+  readonly listen: { readonly host: string; readonly port: number };
+  readonly version: string;
+  /** Request bodies above this many bytes are refused with 413. */
+  readonly bodyLimit: number;
+  /** When the supervisor started (ms since the epoch): `/health` reports uptime from it. */
+  readonly startedAt: number;
+}
+
+const ENV = "CHARTER_WORKER_CONFIG";
+
+/** Serialises the config into the environment of a worker about to be forked. */
+export function configEnv(config: WorkerConfig): Record<string, string> {
+  return { [ENV]: JSON.stringify(config) };
+}
+
+/** Reads this worker's config; a worker started by hand without one is a usage error. */
+export function readConfig(): WorkerConfig {
+  const raw = process.env[ENV];
+  if (raw === undefined) throw new Error(`${ENV} is not set: workers are started by the supervisor (charter node | charter serve)`);
+  return JSON.parse(raw) as WorkerConfig;
+}
+
+/** Well-known paths under the data directory. */
+export const dataPaths = (dataDir: string) => ({
+  store: join(dataDir, "charter.db"),
+  lock: join(dataDir, "charter.lock"),
+  logs: join(dataDir, "logs"),
+  run: join(dataDir, "run"),
+  engineSocket: join(dataDir, "run", "engine.sock"),
+});
+
+/** The journal claimant name of a worker process; the supervisor releases it when that process dies. */
+export function claimantName(worker: string, pid: number): string {
+  return `${worker}#${pid}`;
+}

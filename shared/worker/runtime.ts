@@ -1,0 +1,77 @@
+/**
+ * @module The runtime every worker process runs in: its control channel to the supervisor, its
+ * lifecycle (starting → running → draining → stopped | failed), and how it stops — on the
+ * supervisor's `drain`, on SIGTERM, or when the supervisor itself disappears.
+ */
+import { Channel } from "../channel/channel.ts";
+import { ipcTransport } from "../channel/transport.ts";
+import { createLogger, type Logger } from "../log.ts";
+import type { ControlRequests, SupervisorNotices, WorkerNotices } from "../protocol/control.ts";
+import type { Lifecycle } from "../protocol/lifecycle.ts";
+import { readConfig, type WorkerConfig } from "./config.ts";
+import { FatalError } from "./fatal.ts";
+
+/** The supervisor as a worker sees it. */
+export type ControlChannel = Channel<Record<string, never>, ControlRequests, WorkerNotices, SupervisorNotices>;
+
+export interface WorkerContext {
+  readonly name: string;
+  readonly config: WorkerConfig;
+  readonly log: Logger;
+  readonly control: ControlChannel;
+}
+
+/** A started worker: how to stop it gracefully. */
+export interface RunningWorker {
+  drain(): Promise<void>;
+}
+
+/** Runs a worker: call from its `main.ts` with the function that starts it. */
+export async function runWorker(name: string, start: (ctx: WorkerContext) => Promise<RunningWorker>): Promise<void> {
+  const log = createLogger(name);
+  const control: ControlChannel = new Channel(ipcTransport(process));
+  let state: Lifecycle = "starting";
+  const report = (next: Lifecycle) => {
+    state = next;
+    control.notify("state", { state: next });
+    control.flush();
+  };
+  report("starting");
+
+  let running: RunningWorker;
+  try {
+    running = await start({ name, config: readConfig(), log, control });
+  } catch (error) {
+    if (error instanceof FatalError) control.notify("fatal", { message: error.message });
+    else log.error("start failed", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    report("failed");
+    setTimeout(() => process.exit(1), 50);
+    return;
+  }
+  report("running");
+  log.info("running", { pid: process.pid });
+
+  let draining: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    if (draining !== null) return draining;
+    report("draining");
+    draining = running.drain().then(
+      () => report("stopped"),
+      (error: unknown) => {
+        log.error("drain failed", { error: String(error) });
+        report("failed");
+      },
+    );
+    return draining;
+  };
+  control.handle("drain", async () => {
+    await stop();
+    setImmediate(() => process.exit(state === "stopped" ? 0 : 1));
+    return null;
+  });
+  // The supervisor coordinates Ctrl-C for the whole tree; a direct SIGTERM (systemd stopping the
+  // group) drains this worker on its own; losing the supervisor means nobody will restart us.
+  process.on("SIGINT", () => {});
+  process.on("SIGTERM", () => void stop().then(() => process.exit(0)));
+  process.on("disconnect", () => void stop().then(() => process.exit(0)));
+}

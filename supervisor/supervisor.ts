@@ -1,0 +1,202 @@
+/**
+ * @module The supervisor: starts each worker of the table as its own OS process, watches it, and
+ * restarts it one-for-one under the restart policy; collects every worker's log lines; drains the
+ * whole tree on request. It owns nothing else — no store, no port.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { Channel } from "../shared/channel/channel.ts";
+import { connectChannel } from "../shared/channel/socket.ts";
+import { ipcTransport } from "../shared/channel/transport.ts";
+import { type Clock, systemClock } from "../shared/clock.ts";
+import { createLogger, type Logger, type LogRecord, parseLogLine } from "../shared/log.ts";
+import type { ControlRequests, SupervisorNotices, WorkerNotices } from "../shared/protocol/control.ts";
+import type { EngineRequests } from "../shared/protocol/engine.ts";
+import type { Lifecycle } from "../shared/protocol/lifecycle.ts";
+import { claimantName, configEnv, dataPaths, type WorkerConfig } from "../shared/worker/config.ts";
+import { defaultRestartPolicy, emptyHistory, onExit, type RestartHistory, type RestartPolicy } from "./restart-policy.ts";
+import type { WorkerSpec } from "./workers.ts";
+
+type Control = Channel<ControlRequests, Record<string, never>, SupervisorNotices, WorkerNotices>;
+
+interface Slot {
+  readonly spec: WorkerSpec;
+  child: ChildProcess | null;
+  control: Control | null;
+  state: Lifecycle;
+  startedAt: number;
+  history: RestartHistory;
+  timer: NodeJS.Timeout | null;
+}
+
+export interface SupervisorOptions {
+  readonly config: WorkerConfig;
+  readonly specs: readonly WorkerSpec[];
+  /** Where every log record goes (the log file and the terminal). */
+  readonly sink: (record: LogRecord) => void;
+  readonly policy?: RestartPolicy;
+  readonly clock?: Clock;
+  /** Called whenever the set of worker pids changes (the lock file records them). */
+  readonly onPids?: (pids: Record<string, number>) => void;
+  /** How long a worker may take to drain before it is killed. */
+  readonly drainTimeoutMs?: number;
+}
+
+export class Supervisor {
+  readonly #options: SupervisorOptions;
+  readonly #slots: Slot[];
+  readonly #log: Logger;
+  readonly #clock: Clock;
+  #url: string | null = null;
+  #shutdown: Promise<number> | null = null;
+  #exit!: (code: number) => void;
+  readonly #exited: Promise<number>;
+  #ready!: (url: string) => void;
+  #failedStart!: (error: Error) => void;
+  readonly #readyPromise: Promise<string>;
+
+  constructor(options: SupervisorOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#log = createLogger("supervisor", options.sink);
+    this.#slots = options.specs.map((spec) => ({ spec, child: null, control: null, state: "stopped", startedAt: 0, history: emptyHistory, timer: null }));
+    this.#exited = new Promise((resolve) => (this.#exit = resolve));
+    this.#readyPromise = new Promise((resolve, reject) => {
+      this.#ready = resolve;
+      this.#failedStart = reject;
+    });
+    this.#readyPromise.catch(() => {});
+  }
+
+  /** Starts every worker; resolves with the gateway's URL once all required workers run. */
+  start(): Promise<string> {
+    for (const slot of this.#slots) this.#spawn(slot);
+    return this.#readyPromise;
+  }
+
+  /** Resolves with the exit code once the tree is down. */
+  get exited(): Promise<number> {
+    return this.#exited;
+  }
+
+  /** The lifecycle state of each worker. */
+  states(): Record<string, Lifecycle> {
+    return Object.fromEntries(this.#slots.map((s) => [s.spec.name, s.state]));
+  }
+
+  /** Drains workers in reverse start order (the gateway finishes its requests while the engine still runs). */
+  shutdown(code: number, reason?: string): Promise<number> {
+    if (this.#shutdown !== null) return this.#shutdown;
+    if (reason !== undefined) this.#log[code === 0 ? "info" : "error"](reason);
+    this.#failedStart(new Error(reason ?? "shut down before start completed"));
+    this.#shutdown = (async () => {
+      for (const slot of this.#slots) if (slot.timer !== null) clearTimeout(slot.timer);
+      for (const slot of [...this.#slots].reverse()) await this.#drain(slot);
+      this.#log.info("stopped", { code });
+      this.#exit(code);
+      return code;
+    })();
+    return this.#shutdown;
+  }
+
+  #spawn(slot: Slot): void {
+    const { spec } = slot;
+    slot.timer = null;
+    const child = fork(fileURLToPath(spec.entry), [], {
+      env: { ...process.env, ...configEnv(this.#options.config) },
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      execArgv: ["--disable-warning=ExperimentalWarning"],
+    });
+    slot.child = child;
+    slot.state = "starting";
+    slot.startedAt = this.#clock.now();
+    const pid = child.pid ?? -1;
+    this.#pipeLogs(spec.name, child);
+    const control: Control = new Channel(ipcTransport(child));
+    slot.control = control;
+    control.onNotice("state", ({ state }) => {
+      slot.state = state;
+      this.#broadcast();
+      this.#checkReady();
+    });
+    control.onNotice("listening", ({ url }) => {
+      this.#url = url;
+      this.#checkReady();
+    });
+    control.onNotice("fatal", ({ message }) => void this.shutdown(1, `${spec.name}: ${message}`));
+    child.on("exit", (code, signal) => this.#onExit(slot, child, pid, code, signal));
+    this.#reportPids();
+    this.#log.info("worker started", { worker: spec.name, pid });
+  }
+
+  #onExit(slot: Slot, child: ChildProcess, pid: number, code: number | null, signal: NodeJS.Signals | null): void {
+    if (slot.child !== child) return;
+    slot.child = null;
+    slot.control = null;
+    if (this.#shutdown !== null) {
+      if (slot.state !== "failed") slot.state = "stopped";
+      return;
+    }
+    slot.state = "failed";
+    this.#broadcast();
+    this.#log.warn("worker exited", { worker: slot.spec.name, pid, code, signal });
+    void this.#releaseClaims(claimantName(slot.spec.name, pid));
+    const decision = onExit(slot.history, slot.startedAt, this.#clock.now(), this.#options.policy ?? defaultRestartPolicy);
+    slot.history = decision.history;
+    if (decision.action === "give-up") {
+      void this.shutdown(1, `worker ${slot.spec.name} keeps failing (${decision.reason}); shutting down`);
+      return;
+    }
+    slot.timer = setTimeout(() => this.#spawn(slot), decision.delayMs);
+  }
+
+  /** Hands a dead worker's journal claims back at once rather than after their lease. */
+  async #releaseClaims(claimant: string): Promise<void> {
+    try {
+      const engine = await connectChannel<EngineRequests, Record<string, never>>(dataPaths(this.#options.config.dataDir).engineSocket, { retryForMs: 5000 });
+      const released = await engine.request("journal-release", { claimant });
+      engine.close();
+      if (released > 0) this.#log.info("released journal claims", { claimant, released });
+    } catch (error) {
+      this.#log.warn("could not release journal claims; their leases will expire", { claimant, error: String(error) });
+    }
+  }
+
+  async #drain(slot: Slot): Promise<void> {
+    const child = slot.child;
+    if (child === null || child.exitCode !== null) return;
+    const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    slot.control?.request("drain", {}).catch(() => {});
+    const timeout = this.#options.drainTimeoutMs ?? 5000;
+    const timer = setTimeout(() => {
+      this.#log.warn("worker did not drain in time; killing it", { worker: slot.spec.name });
+      child.kill("SIGKILL");
+    }, timeout);
+    await gone;
+    clearTimeout(timer);
+  }
+
+  #pipeLogs(name: string, child: ChildProcess): void {
+    const { sink } = this.#options;
+    if (child.stdout) createInterface({ input: child.stdout }).on("line", (line) => sink(parseLogLine(name, line)));
+    if (child.stderr) createInterface({ input: child.stderr }).on("line", (line) => sink(parseLogLine(name, line, "error")));
+  }
+
+  #broadcast(): void {
+    const states = this.states();
+    const required = this.#slots.filter((s) => s.spec.required).map((s) => s.spec.name);
+    for (const slot of this.#slots) slot.control?.notify("workers", { states, required });
+  }
+
+  #checkReady(): void {
+    if (this.#url === null || this.#shutdown !== null) return;
+    if (this.#slots.every((s) => !s.spec.required || s.state === "running")) this.#ready(this.#url);
+  }
+
+  #reportPids(): void {
+    const pids: Record<string, number> = {};
+    for (const s of this.#slots) if (s.child?.pid !== undefined) pids[s.spec.name] = s.child.pid;
+    this.#options.onPids?.(pids);
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * @module The engine's answers to the engine channel's requests. Each handler is synchronous work on
+ * the writer connection; the channel batches replies.
+ */
+import type { Channel } from "../../shared/channel/channel.ts";
+import type { Journal } from "../../shared/journal.ts";
+import type { EngineRequests } from "../../shared/protocol/engine.ts";
+
+export interface EngineState {
+  readonly journal: Journal;
+}
+
+/** Registers every engine request handler on a newly connected channel. */
+export function serveEngineRequests(channel: Channel<Record<string, never>, EngineRequests>, state: EngineState): void {
+  const { journal } = state;
+  channel
+    .handle("ping", () => ({ pid: process.pid }))
+    .handle("journal-append", (r) => ({ id: journal.append(r.topic, r.payload, { key: r.key, delayMs: r.delayMs }) }))
+    .handle("journal-claim", (r) => journal.claim(r.claimant, r.topics, r.limit, r.leaseMs))
+    .handle("journal-ack", (r) => journal.ack(r.claimant, r.ids))
+    .handle("journal-fail", (r) => journal.fail(r.claimant, r.id, r.error))
+    .handle("journal-release", (r) => journal.release(r.claimant))
+    .handle("journal-stats", () => journal.stats());
+}

@@ -1,0 +1,44 @@
+/**
+ * @module The gateway's HTTP application: health, the error and not-found mappers, the body limit.
+ * Routes of later issues (`/v1`, `/api`) are mounted here.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Logger } from "../../shared/log.ts";
+import { problem } from "../../shared/problem.ts";
+import type { Lifecycle } from "../../shared/protocol/lifecycle.ts";
+import { errorHandler, problemResponse } from "./problem-response.ts";
+
+/** What the app needs to know about the rest of the process tree. */
+export interface GatewayView {
+  readonly version: string;
+  readonly startedAt: number;
+  /** Every worker's state and which are required, as last told by the supervisor. */
+  workers(): { states: Record<string, Lifecycle>; required: readonly string[] };
+}
+
+export function createApp(view: GatewayView, options: { bodyLimit: number; log: Logger }): Hono {
+  const app = new Hono();
+  app.onError(errorHandler(options.log));
+  app.notFound((c) => problemResponse(c, problem(404, "not-found", `no route for ${c.req.method} ${c.req.path}`)));
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: options.bodyLimit,
+      onError: (c) => problemResponse(c, problem(413, "body-too-large", `the request body is over the limit of ${options.bodyLimit} bytes`)),
+    }),
+  );
+
+  app.get("/health", function health(c) {
+    const { states, required } = view.workers();
+    const down = required.filter((name) => states[name] !== "running");
+    const body = { version: view.version, uptime: Math.round((Date.now() - view.startedAt) / 1000), workers: states };
+    if (down.length === 0) return c.json({ status: "ok", ...body });
+    return c.body(
+      JSON.stringify({ ...problem(503, "unavailable", `not running: ${down.join(", ")}`), status: 503, health: "unavailable", down, ...body }),
+      503,
+      { "content-type": "application/problem+json" },
+    );
+  });
+  return app;
+}

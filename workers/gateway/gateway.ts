@@ -1,0 +1,81 @@
+/**
+ * @module The gateway worker: serves the HTTP application, keeps a link to the engine, and feeds the
+ * live event stream from the journal's `event` topic.
+ */
+import { createAdaptorServer } from "@hono/node-server";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Lifecycle } from "../../shared/protocol/lifecycle.ts";
+import { claimantName, dataPaths } from "../../shared/worker/config.ts";
+import { EngineLink } from "../../shared/worker/engine-link.ts";
+import { FatalError } from "../../shared/worker/fatal.ts";
+import { JournalConsumer } from "../../shared/worker/journal-consumer.ts";
+import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.ts";
+import { createApp } from "./app.ts";
+import { EventHub } from "./event-hub.ts";
+
+/** How long to keep retrying a port that is busy, for a predecessor killed a moment ago to let go of it. */
+const BIND_RETRY_MS = 1500;
+
+export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
+  const { config, log, control } = ctx;
+  let workers: { states: Record<string, Lifecycle>; required: readonly string[] } = { states: {}, required: ["engine", "gateway"] };
+  control.onNotice("workers", (w) => (workers = w));
+
+  const engine = new EngineLink(dataPaths(config.dataDir).engineSocket);
+  const events = new EventHub();
+  const consumer = new JournalConsumer(engine, { claimant: claimantName("gateway", process.pid), topics: ["event"] }, (entry) => events.publish({ id: entry.id, payload: entry.payload }), log);
+
+  const app = createApp(
+    {
+      version: config.version,
+      startedAt: config.startedAt,
+      // The gateway answering is itself proof it runs, even before the supervisor's next notice.
+      workers: () => ({ states: { ...workers.states, gateway: "running" }, required: workers.required }),
+    },
+    { bodyLimit: config.bodyLimit, log },
+  );
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  await listen(server, config.listen.host, config.listen.port);
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  control.notify("listening", { url });
+  log.info("listening", { url });
+  consumer.start();
+
+  return {
+    async drain() {
+      // Stop accepting; requests in flight finish (idle keep-alive connections are closed).
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await consumer.stop();
+      await engine.close();
+    },
+  };
+}
+
+async function listen(server: Server, host: string, port: number): Promise<void> {
+  const deadline = Date.now() + BIND_RETRY_MS;
+  for (;;) {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EADDRINUSE" && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      if (code === "EADDRINUSE") throw new FatalError(`port ${host}:${port} is in use; choose another with --listen HOST:PORT`);
+      if (code === "EACCES") throw new FatalError(`not allowed to listen on ${host}:${port}`);
+      if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new FatalError(`cannot listen on ${host}:${port}: no such local address`);
+      throw error;
+    }
+  }
+}
