@@ -1,0 +1,45 @@
+/**
+ * @module A checked contract → its WebAssembly program: one exported function per action
+ * (`Aggregate.Action`), the memory imported as `env.memory` with the text literals as active data
+ * segments. Nothing else is imported: every refusal is a return value and the arena is sized
+ * statically, so the program has no failure path that would need a host hook.
+ */
+import type { Contract } from "../ast.ts";
+import { aggregatesOf, computeLayout, finishLayout } from "../layout.ts";
+import type { MemoryLayout } from "../layout.ts";
+import { compileAction } from "./action.ts";
+import { i32, newModule, optimize } from "./binaryen.ts";
+import { ModuleGen } from "./context.ts";
+
+export interface Program {
+  readonly wasm: Uint8Array;
+  readonly layout: MemoryLayout;
+  /** The WebAssembly text format of the optimised module, when asked for. */
+  readonly wat: string | null;
+}
+
+/** Generates, validates and optimises the program of a checked contract. */
+export function generateProgram(contract: Contract, lineOf: (offset: number) => number, options: { readonly wat?: boolean } = {}): Program {
+  const m = newModule();
+  try {
+    const layout = computeLayout(contract);
+    const g = new ModuleGen(m, layout);
+    // binaryen resolves the memory when each load is built; the real size is set once known.
+    m.setMemory(1, 1, null, []);
+    let arena = 0;
+    for (const agg of aggregatesOf(contract)) {
+      for (const action of agg.actions) arena = Math.max(arena, compileAction(g, agg, action, lineOf));
+    }
+    finishLayout(layout, g.end, arena);
+    m.addGlobal("arena", i32, false, m.i32.const(layout.arena));
+    const segments = g.segments.map((s) => ({ offset: m.i32.const(s.offset), data: s.data, passive: false }));
+    m.setMemory(layout.pages, layout.pages, null, segments);
+    m.addMemoryImport("0", "env", "memory");
+    if (!m.validate()) throw new Error("generated WebAssembly does not validate");
+    optimize(m);
+    const wasm = m.emitBinary();
+    return { wasm, layout, wat: options.wat === true ? m.emitText() : null };
+  } finally {
+    m.dispose();
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * @module Refusal reasons: the one place their wording is decided, shared by the code generator
+ * (which bakes them into each action's refusal table) and the reference interpreter, so both give
+ * byte-identical receipts.
+ */
+
+export type RefusalCode = "condition_failed" | "unauthorized" | "text_too_long" | "list_full" | "overflow" | "division_by_zero";
+
+/** A refusal as it appears in a receipt (`wire.md`). */
+export interface Reason {
+  readonly code: RefusalCode;
+  readonly condition: string | null;
+  readonly line: number | null;
+  readonly message: string;
+}
+
+/** The source line an evaluation belongs to: a `validate` condition or an `apply` assignment. */
+export interface Site {
+  /** The condition's text, or null inside `apply`. */
+  readonly condition: string | null;
+  /** The condition's or assignment's text, for messages. */
+  readonly text: string;
+  readonly line: number;
+}
+
+export const refusals = {
+  conditionFailed(text: string, line: number): Reason {
+    return { code: "condition_failed", condition: text, line, message: `condition does not hold: ${text}` };
+  },
+  unsetAuthorizer(field: string, line: number | null): Reason {
+    return { code: "unauthorized", condition: null, line, message: `state.${field} is unset, so nobody may do this yet` };
+  },
+  wrongSigner(field: string, line: number | null): Reason {
+    return { code: "unauthorized", condition: null, line, message: `only the identity in state.${field} may do this` };
+  },
+  argumentTooLong(param: string, len: number): Reason {
+    return { code: "text_too_long", condition: null, line: null, message: `argument ${param} is longer than ${len} characters` };
+  },
+  argumentListFull(param: string, cap: number): Reason {
+    return { code: "list_full", condition: null, line: null, message: `argument ${param} has more than ${cap} elements` };
+  },
+  textTooLong(site: Site, len: number): Reason {
+    return { code: "text_too_long", condition: site.condition, line: site.line, message: `text longer than ${len} characters in ${site.text}` };
+  },
+  listFull(site: Site, cap: number): Reason {
+    return { code: "list_full", condition: site.condition, line: site.line, message: `list would hold more than ${cap} elements in ${site.text}` };
+  },
+  overflow(site: Site): Reason {
+    return { code: "overflow", condition: site.condition, line: site.line, message: `integer overflow in ${site.text}` };
+  },
+  divisionByZero(site: Site): Reason {
+    return { code: "division_by_zero", condition: site.condition, line: site.line, message: `division by zero in ${site.text}` };
+  },
+};

@@ -1,0 +1,148 @@
+/**
+ * @module The contract runtime: instantiates an artifact's WebAssembly once and executes actions
+ * on JSON-style states. It needs only `WebAssembly` (never binaryen or the compiler), keeps no
+ * global state, and prepares per-action encoders so a call writes only the fields the action reads
+ * and decodes only the fields it assigns.
+ */
+import type { Type } from "../ast.ts";
+import type { Reason } from "../refusals.ts";
+import type { Schema, SchemaAction } from "../schema.ts";
+import { normalizerFor, readerFor, viewsOf, writerFor } from "./codecs.ts";
+import type { Reader, Writer } from "./codecs.ts";
+import { ArgumentError } from "./errors.ts";
+import type { FieldProblem } from "./errors.ts";
+
+export type State = Record<string, unknown>;
+
+export interface ExecuteInput {
+  /** The subject's current state; null or absent for a subject without a record (the default state). */
+  readonly state?: State | null;
+  readonly args?: Record<string, unknown>;
+  readonly context: { readonly signer: string | null; readonly time: number | bigint | string };
+}
+
+export type Outcome =
+  | { readonly outcome: "accepted"; readonly state: State }
+  | { readonly outcome: "refused"; readonly reason: Reason };
+
+export interface LoadedArtifact {
+  readonly schema: Schema;
+  /** Action names, `Aggregate.Action`. */
+  readonly actions: readonly string[];
+  /** Runs an action (`Aggregate.Action`, or `Action` when unique). Throws ArgumentError for ill-typed arguments. */
+  execute(action: string, input: ExecuteInput): Outcome;
+  /** A fresh copy of the state of a subject that has no record yet. */
+  defaultState(aggregate: string): State;
+}
+
+interface Slot {
+  readonly name: string;
+  readonly at: number;
+  readonly write: Writer;
+}
+
+interface Prepared {
+  readonly run: () => number;
+  readonly aggregate: string;
+  readonly params: readonly Slot[];
+  readonly paramNames: ReadonlySet<string>;
+  readonly reads: readonly Slot[];
+  readonly fields: readonly { readonly name: string; readonly read: Reader | null; readonly at: number; readonly normalize: ((x: unknown) => unknown) | null }[];
+  readonly signer: Writer | null;
+  readonly time: Writer | null;
+  readonly refusals: readonly Outcome[];
+}
+
+/** Compiles and instantiates an artifact's program; `schema` may be the parsed schema or its bytes. */
+export function loadArtifact(artifact: { readonly schema: Schema | Uint8Array | string; readonly wasm: Uint8Array }): LoadedArtifact {
+  const schema: Schema = typeof artifact.schema === "string" ? JSON.parse(artifact.schema)
+    : artifact.schema instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(artifact.schema)) : artifact.schema;
+  const layout = schema.layout;
+  const memory = new WebAssembly.Memory({ initial: layout.pages, maximum: layout.pages });
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(artifact.wasm as Uint8Array<ArrayBuffer>), { env: { memory } });
+  const views = viewsOf(memory);
+  const defaults = new Map(Object.entries(schema.aggregates).map(([name, agg]) => [name, Object.fromEntries(agg.fields.map((f) => [f.name, f.default]))]));
+
+  const prepared = new Map<string, Prepared>();
+  const byShortName = new Map<string, string[]>();
+  for (const [name, action] of Object.entries(schema.actions)) {
+    const run = instance.exports[name];
+    if (typeof run !== "function") throw new Error(`artifact has no function ${name}`);
+    prepared.set(name, prepare(schema, name, action, run as () => number, views));
+    byShortName.set(action.name, [...(byShortName.get(action.name) ?? []), name]);
+  }
+  for (const [short, names] of byShortName) {
+    const only = names[0];
+    if (names.length === 1 && only !== undefined && !prepared.has(short)) prepared.set(short, prepared.get(only) as Prepared);
+  }
+
+  function execute(action: string, input: ExecuteInput): Outcome {
+    const p = prepared.get(action);
+    if (p === undefined) throw new Error(`unknown action ${action}`);
+    const args = input.args ?? {};
+    let problems: FieldProblem[] | null = null;
+    for (const slot of p.params) {
+      const x = args[slot.name];
+      const message = x === undefined ? "is missing" : slot.write(x, slot.at);
+      if (message !== null) (problems ??= []).push({ field: slot.name, message });
+    }
+    for (const key in args) if (!p.paramNames.has(key)) (problems ??= []).push({ field: key, message: "is not a parameter of this action" });
+    if (p.signer !== null) {
+      const message = p.signer(input.context.signer, layout.context.signer);
+      if (message !== null) (problems ??= []).push({ field: "context.signer", message });
+    }
+    if (p.time !== null) {
+      const message = p.time(input.context.time, layout.context.time);
+      if (message !== null) (problems ??= []).push({ field: "context.time", message });
+    }
+    if (problems !== null) throw new ArgumentError(problems);
+
+    const state = input.state ?? (defaults.get(p.aggregate) as State);
+    for (const slot of p.reads) {
+      const message = slot.write(state[slot.name], slot.at);
+      if (message !== null) throw new Error(`invalid state: ${slot.name} ${message}`);
+    }
+    const r = p.run();
+    if (r !== 0) {
+      const refused = p.refusals[r - 1];
+      if (refused === undefined) throw new Error(`program returned unknown refusal ${r}`);
+      return refused;
+    }
+    const next: State = {};
+    for (const f of p.fields) {
+      next[f.name] = f.read !== null ? f.read(f.at) : f.normalize !== null ? f.normalize(state[f.name]) : state[f.name];
+    }
+    return { outcome: "accepted", state: next };
+  }
+
+  function defaultState(aggregate: string): State {
+    const d = defaults.get(aggregate);
+    if (d === undefined) throw new Error(`unknown aggregate ${aggregate}`);
+    return structuredClone(d);
+  }
+
+  return { schema, actions: Object.keys(schema.actions), execute, defaultState };
+}
+
+function prepare(schema: Schema, name: string, action: SchemaAction, run: () => number, views: ReturnType<typeof viewsOf>): Prepared {
+  const layout = schema.layout;
+  const al = layout.actions[name];
+  const agg = schema.aggregates[action.aggregate];
+  const aggLayout = layout.aggregates[action.aggregate];
+  if (al === undefined || agg === undefined || aggLayout === undefined) throw new Error(`schema has no layout for ${name}`);
+  const fieldType = new Map<string, Type>(agg.fields.map((f) => [f.name, f.type]));
+  const stateAt = (f: string): number => layout.state + (aggLayout.fields[f] as number);
+  const writes = new Set(al.writes);
+  const identity: Type = { kind: "Identity" };
+  return {
+    run,
+    aggregate: action.aggregate,
+    params: action.params.map((p) => ({ name: p.name, at: layout.args + (al.params[p.name] as number), write: writerFor(p.type, views, "argument") })),
+    paramNames: new Set(action.params.map((p) => p.name)),
+    reads: al.reads.map((f) => ({ name: f, at: stateAt(f), write: writerFor(fieldType.get(f) as Type, views, "state") })),
+    fields: agg.fields.map((f) => ({ name: f.name, at: stateAt(f.name), read: writes.has(f.name) ? readerFor(f.type, views) : null, normalize: normalizerFor(f.type) })),
+    signer: al.context.signer ? writerFor(identity, views, "argument") : null,
+    time: al.context.time ? writerFor({ kind: "Int" }, views, "argument") : null,
+    refusals: al.refusals.map((reason) => Object.freeze({ outcome: "refused" as const, reason: Object.freeze({ ...reason }) })),
+  };
+}
