@@ -1,0 +1,29 @@
+/**
+ * @module Checks `state.FIELD = EXPR` lines, shared by `apply` and `migrate`: the field exists, is
+ * assigned at most once, and the value's type can be stored in it. A Text value longer than the
+ * field is refused at run time (`text_too_long`), except a literal, whose length is known now.
+ */
+import type { AggregateDecl, Assignment } from "../ast.ts";
+import type { ExprEnv } from "./env.ts";
+import { checkExpr } from "./expressions.ts";
+import { codePoints } from "./literals.ts";
+import { assignable, typeName } from "./types.ts";
+
+/** Checks each assignment against the aggregate's fields. */
+export function checkAssignments(env: ExprEnv, aggregate: AggregateDecl, assignments: readonly Assignment[]): void {
+  const assigned = new Set<string>();
+  for (const a of assignments) {
+    const name = a.field.name;
+    const field = aggregate.fields.find((f) => f.name.name === name);
+    if (field === undefined) env.scope.report("C0213", a.field.span, name, aggregate.name.name);
+    else if (assigned.has(name)) env.scope.report("C0219", a.field.span, name);
+    assigned.add(name);
+    const target = field?.resolvedType ?? null;
+    const found = checkExpr(env, a.value, target);
+    if (target === null || found === null) continue;
+    if (!assignable(target, found)) env.scope.report("C0313", a.value.span, typeName(found), name, typeName(target));
+    else if (target.kind === "Text" && a.value.kind === "TextLit" && codePoints(a.value.value) > target.len) {
+      env.scope.report("C0319", a.value.span, codePoints(a.value.value), typeName(target));
+    }
+  }
+}

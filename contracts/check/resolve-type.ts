@@ -1,0 +1,88 @@
+/**
+ * @module Written types to checked types (`TypeExpr` → `Type`): sizes are declared and positive, a
+ * named type is an enum (or, in a record, Float), `Ref<A>` names an aggregate, and lists hold
+ * scalar values. Problems are reported; a usable type is still returned where one can be, so one
+ * mistake does not cascade.
+ */
+import type { Ident, Type, TypeExpr } from "../ast.ts";
+import { noteEnumType, type Scope } from "./scope.ts";
+import { MAX_SIZE, typeName } from "./types.ts";
+
+/** Where a type is written: record fields may use Float (query rows); list elements must be scalar. */
+export type TypePlace = "field" | "param" | "record" | "element";
+
+/** The checked type of `texpr`, or null when it names nothing usable. */
+export function resolveType(scope: Scope, texpr: TypeExpr, place: TypePlace): Type | null {
+  switch (texpr.kind) {
+    case "TextType":
+      checkSize(scope, texpr.len, texpr, "Text", "a length", "Text(len=200)");
+      return { kind: "Text", len: texpr.len };
+    case "IntType":
+      return { kind: "Int" };
+    case "BoolType":
+      return { kind: "Bool" };
+    case "DateType":
+      return { kind: "Date" };
+    case "IdentityType":
+      return { kind: "Identity" };
+    case "EnumType": {
+      checkDistinct(scope, texpr.values, `in Enum(${texpr.values.map((v) => v.name).join(", ")})`);
+      const t: Type = { kind: "Enum", values: texpr.values.map((v) => v.name) };
+      noteEnumType(scope, t);
+      return t;
+    }
+    case "RefType":
+      if (!scope.aggregates.has(texpr.aggregate.name)) scope.report("C0210", texpr.aggregate.span, texpr.aggregate.name);
+      return { kind: "Ref", aggregate: texpr.aggregate.name };
+    case "ListType": {
+      checkSize(scope, texpr.cap, texpr, "List", "a capacity", "List<Int>(cap=100)");
+      const element = resolveType(scope, texpr.element, "element");
+      if (element === null) return null;
+      if (element.kind === "List" || element.kind === "Vector" || element.kind === "Float") {
+        scope.report("C0317", texpr.element.span, typeName(element));
+        return null;
+      }
+      return { kind: "List", element, cap: texpr.cap };
+    }
+    case "VectorType":
+      checkSize(scope, texpr.dim, texpr, "Vector", "a dimension", "Vector(dim=384)");
+      return { kind: "Vector", dim: texpr.dim };
+    case "NamedType":
+      return resolveNamed(scope, texpr.name, place);
+    default: {
+      const never: never = texpr;
+      return never;
+    }
+  }
+}
+
+function resolveNamed(scope: Scope, name: Ident, place: TypePlace): Type | null {
+  const declared = scope.enums.get(name.name);
+  if (declared !== undefined) {
+    const t: Type = { kind: "Enum", values: declared.values.map((v) => v.name), name: declared.name.name };
+    noteEnumType(scope, t);
+    return t;
+  }
+  if (name.name === "Float") {
+    if (place === "record") return { kind: "Float" };
+    scope.report("C0321", name.span);
+    return null;
+  }
+  if (scope.aggregates.has(name.name)) scope.report("C0208", name.span, name.name);
+  else if (scope.records.has(name.name)) scope.report("C0209", name.span, name.name);
+  else scope.report("C0207", name.span, name.name);
+  return null;
+}
+
+function checkSize(scope: Scope, size: number, texpr: TypeExpr, type: string, param: string, example: string): void {
+  if (!Number.isInteger(size) || size < 1 || size > MAX_SIZE) scope.report("C0309", texpr.span, type, param, example);
+}
+
+/** Reports every repeat in a list of names (`what` says where, e.g. "in enum Status"). */
+export function checkDistinct(scope: Scope, names: readonly Ident[], where: string, what = "value"): void {
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (seen.has(n.name)) scope.report("C0206", n.span, what, n.name, ` ${where}`);
+    seen.add(n.name);
+  }
+}
