@@ -11,7 +11,7 @@ import type { X } from "./binaryen.ts";
 import { i32, none } from "./binaryen.ts";
 import { FnGen } from "./context.ts";
 import type { ModuleGen } from "./context.ts";
-import { compileExpr, narrowing, typeOf } from "./expressions.ts";
+import { compileExpr, narrowing, storedType } from "./expressions.ts";
 import type { Scope } from "./expressions.ts";
 import { identEq } from "./helpers.ts";
 import { forEach, isAddressed, ld32, storeValue, valType } from "./values.ts";
@@ -60,7 +60,7 @@ export function compileAction(g: ModuleGen, agg: AggregateDecl, action: ActionDe
     fn.site = { condition: null, text: a.text, line: lineOf(a.span[0]) };
     const value = compileExpr(fn, scope, a.value);
     if (isAddressed(f.type)) {
-      steps.push(storeValue(fn, typeOf(a.value), f.type, value, m.i32.const(f.out), narrowing(fn)));
+      steps.push(storeValue(fn, storedType(a.value), f.type, value, m.i32.const(f.out), narrowing(fn)));
       commits.push(m.memory.copy(m.i32.const(f.at), m.i32.const(f.out), usedSize(fn, f.type, f.out)));
     } else {
       const tmp = fn.local(valType(f.type));

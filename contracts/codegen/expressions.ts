@@ -204,13 +204,14 @@ function concat(fn: FnGen, scope: Scope, left: Expr, right: Expr, type: Type & {
   const la = typeOf(left);
   const lb = typeOf(right);
   if (la.kind !== "Text" || lb.kind !== "Text") throw new Error("text + non-text");
-  const bound = Math.min(type.len, la.len + lb.len);
+  const [ba, bb] = [textBound(left, la.len), textBound(right, lb.len)];
+  const bound = Math.min(type.len, ba + bb);
   const dst = fn.alloc(8 + 4 * bound);
   const [p, n] = [fn.local(i32), fn.local(i32)];
   return both(fn, scope, left, right, (a, b) => {
     const steps: X[] = [m.local.set(p, fn.arenaAddress(dst))];
     const cp = m.i32.add(ld32(m, m.i32.add(a(), m.i32.const(4))), ld32(m, m.i32.add(b(), m.i32.const(4))));
-    if (la.len + lb.len > type.len) {
+    if (ba + bb > type.len) {
       steps.push(m.if(m.i32.gt_u(cp, m.i32.const(type.len)), fn.refuse(refusals.textTooLong(fn.site, type.len))));
       steps.push(m.i32.store(4, 4, m.local.get(p, i32), m.i32.add(ld32(m, m.i32.add(a(), m.i32.const(4))), ld32(m, m.i32.add(b(), m.i32.const(4))))));
     } else {
@@ -227,6 +228,17 @@ function concat(fn: FnGen, scope: Scope, left: Expr, right: Expr, type: Type & {
   }, i32);
 }
 
+/** The type a value is copied as: a text literal may be longer than the type the checker gave it. */
+export function storedType(e: Expr): Type {
+  const t = typeOf(e);
+  return e.kind === "TextLit" && t.kind === "Text" ? { kind: "Text", len: textBound(e, t.len) } : t;
+}
+
+/** Most code points a text operand can hold: its type's length, or a literal's own length if longer. */
+function textBound(e: Expr, len: number): number {
+  return e.kind === "TextLit" ? Math.max(len, [...e.value].length) : len;
+}
+
 function compileCall(fn: FnGen, scope: Scope, name: string, args: readonly Expr[], type: Type): X {
   const m = fn.m;
   const [first, second] = args;
@@ -239,7 +251,7 @@ function compileCall(fn: FnGen, scope: Scope, name: string, args: readonly Expr[
     throw new Error(`len of ${t0.kind}`);
   }
   if (second === undefined || t0.kind !== "List" || type.kind !== "List") throw new Error(`bad call ${name}`);
-  const tx = typeOf(second);
+  const tx = storedType(second);
   if (name === "remove") {
     if (layoutKey(type) !== layoutKey(t0)) throw new Error("remove() result must share its list's layout");
     const dst = fn.alloc(8 + t0.cap * strideOf(t0.element));
