@@ -208,8 +208,7 @@ function binary(op: string, left: Expr, right: Expr, type: Type, env: Env): Valu
     case ">":
     case ">=": {
       if (a === null || b === null) return false;
-      const [x, y] = [a as bigint | number | string, b as bigint | number | string];
-      const c = typeof x === "string" ? compareText(x, y as string) : x < y ? -1 : x > y ? 1 : 0;
+      const c = typeof a === "string" ? compareText(a, b as string) : compareNumbers(a as bigint | number, b as bigint | number);
       return op === "<" ? c < 0 : op === "<=" ? c <= 0 : op === ">" ? c > 0 : c >= 0;
     }
     case "in":
@@ -232,6 +231,11 @@ function binary(op: string, left: Expr, right: Expr, type: Type, env: Env): Valu
     default:
       throw new Error(`unknown operator ${op}`);
   }
+}
+
+/** Int (bigint) or Date (day number) ordering. */
+function compareNumbers(a: bigint | number, b: bigint | number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function call(name: string, args: readonly Expr[], type: Type, env: Env): Value {
