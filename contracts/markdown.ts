@@ -31,8 +31,7 @@ export function findCharterBlock(markdown: string): { block: CharterBlock | null
     const newline = markdown.indexOf("\n", lineStart);
     const lineEnd = newline === -1 ? markdown.length : newline;
     const next = newline === -1 ? markdown.length + 1 : newline + 1;
-    const line = markdown.slice(lineStart, lineEnd).replace(/\r$/, "");
-    const match = FENCE.exec(line);
+    const match = mayBeFence(markdown, lineStart) ? FENCE.exec(markdown.slice(lineStart, lineEnd).replace(/\r$/, "")) : null;
     if (open === null) {
       if (match !== null) {
         const marker = match[1] ?? "";
@@ -60,6 +59,14 @@ export function findCharterBlock(markdown: string): { block: CharterBlock | null
   if (first === undefined) return { block: null, diagnostics: [diagnostic("C0102", [0, 0])] };
   const extra = blocks.slice(1).map((b) => diagnostic("C0103", b.fence));
   return { block: extra.length === 0 ? first : null, diagnostics: extra };
+}
+
+/** A cheap pre-test so a huge file is not sliced line by line: up to 3 spaces, then ``` or ~~~. */
+function mayBeFence(markdown: string, lineStart: number): boolean {
+  let i = lineStart;
+  while (i < lineStart + 3 && markdown[i] === " ") i++;
+  const c = markdown[i];
+  return (c === "`" || c === "~") && markdown[i + 1] === c && markdown[i + 2] === c;
 }
 
 function closes(fence: Fence, marker: string, rest: string): boolean {

@@ -14,7 +14,7 @@ import { BOOL, typeName } from "./types.ts";
 
 /** Checks one action of `aggregate` (parameter types are already resolved). */
 export function checkAction(scope: Scope, aggregate: AggregateDecl, action: ActionDecl): void {
-  checkDistinct(scope, action.params.map((p) => p.name), `in action ${action.name.name}`, "parameter");
+  checkDistinct(scope, action.params.map((p) => p.name), "parameter", `in action ${action.name.name}`);
   const params = new Map<string, Type>();
   for (const p of action.params) if (p.resolvedType !== undefined && !params.has(p.name.name)) params.set(p.name.name, p.resolvedType);
   const env: ExprEnv = { ...baseEnv(scope, "action", aggregate), params };

@@ -26,18 +26,18 @@ export function checkNames(scope: Scope, contract: Contract): void {
     }
     if (decl.kind === "QueryDecl") queries.push(decl.name);
   }
-  checkDistinct(scope, types, "in this contract (enums, records and aggregates share one set of names)", "type name");
-  checkDistinct(scope, queries, "in this contract", "query");
+  checkDistinct(scope, types, "name", "(enums, records and aggregates need distinct names)");
+  checkDistinct(scope, queries, "query", "");
 }
 
 /** Resolves the types of enums, records, aggregate fields and action parameters (queries resolve their own). */
 export function resolveDeclaredTypes(scope: Scope, contract: Contract): void {
   for (const decl of contract.decls) {
     if (decl.kind === "EnumDecl") {
-      checkDistinct(scope, decl.values, `in enum ${decl.name.name}`);
+      checkDistinct(scope, decl.values, "value", `in enum ${decl.name.name}`);
       resolveType(scope, { kind: "NamedType", name: decl.name, span: decl.name.span }, "field");
     } else if (decl.kind === "RecordDecl") {
-      checkDistinct(scope, decl.fields.map((f) => f.name), `in record ${decl.name.name}`, "field");
+      checkDistinct(scope, decl.fields.map((f) => f.name), "field", `in record ${decl.name.name}`);
       for (const f of decl.fields) {
         const t = resolveType(scope, f.type, "record");
         if (t !== null) f.resolvedType = t;
@@ -60,9 +60,9 @@ export function resolveDeclaredTypes(scope: Scope, contract: Contract): void {
 /** Field names, defaults and indexes of one aggregate. */
 export function checkAggregateShape(scope: Scope, aggregate: AggregateDecl): void {
   const where = `in aggregate ${aggregate.name.name}`;
-  checkDistinct(scope, aggregate.fields.map((f) => f.name), where, "field");
-  checkDistinct(scope, aggregate.indexes.map((i) => i.name), where, "index");
-  checkDistinct(scope, aggregate.actions.map((a) => a.name), where, "action");
+  checkDistinct(scope, aggregate.fields.map((f) => f.name), "field", where);
+  checkDistinct(scope, aggregate.indexes.map((i) => i.name), "index", where);
+  checkDistinct(scope, aggregate.actions.map((a) => a.name), "action", where);
   for (const f of aggregate.fields) {
     if (f.name.name === "subject" || f.name.name === "key") scope.report("C0223", f.name.span, f.name.name, "every row already has subject and key");
     checkDefault(scope, aggregate, f);

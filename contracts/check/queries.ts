@@ -16,7 +16,7 @@ const RANK_COLUMNS = new Set(["score", "distance"]);
 
 /** Checks one query and annotates it. */
 export function checkQuery(scope: Scope, query: QueryDecl): void {
-  checkDistinct(scope, query.params.map((p) => p.name), `in query ${query.name.name}`, "parameter");
+  checkDistinct(scope, query.params.map((p) => p.name), "parameter", `in query ${query.name.name}`);
   const params = new Map<string, Type>();
   for (const p of query.params) {
     const t = resolveType(scope, p.type, "param");

@@ -26,7 +26,7 @@ export function resolveType(scope: Scope, texpr: TypeExpr, place: TypePlace): Ty
     case "IdentityType":
       return { kind: "Identity" };
     case "EnumType": {
-      checkDistinct(scope, texpr.values, `in Enum(${texpr.values.map((v) => v.name).join(", ")})`);
+      checkDistinct(scope, texpr.values, "value", `in Enum(${texpr.values.map((v) => v.name).join(", ")})`);
       const t: Type = { kind: "Enum", values: texpr.values.map((v) => v.name) };
       noteEnumType(scope, t);
       return t;
@@ -78,11 +78,11 @@ function checkSize(scope: Scope, size: number, texpr: TypeExpr, type: string, pa
   if (!Number.isInteger(size) || size < 1 || size > MAX_SIZE) scope.report("C0309", texpr.span, type, param, example);
 }
 
-/** Reports every repeat in a list of names (`what` says where, e.g. "in enum Status"). */
-export function checkDistinct(scope: Scope, names: readonly Ident[], where: string, what = "value"): void {
+/** Reports every repeat in a list of names: "duplicate WHAT `name` WHERE". */
+export function checkDistinct(scope: Scope, names: readonly Ident[], what: string, where: string): void {
   const seen = new Set<string>();
   for (const n of names) {
-    if (seen.has(n.name)) scope.report("C0206", n.span, what, n.name, ` ${where}`);
+    if (seen.has(n.name)) scope.report("C0206", n.span, what, n.name, where === "" ? "" : ` ${where}`);
     seen.add(n.name);
   }
 }

@@ -15,7 +15,7 @@ import { sameType, typeName } from "./types.ts";
 /** Checks every migrate block, and the migrate lines the previous version requires. */
 export function checkUpgrades(scope: Scope, contract: Contract): void {
   const migrations = contract.decls.filter((d): d is MigrateDecl => d.kind === "MigrateDecl");
-  checkDistinct(scope, migrations.map((m) => m.aggregate), "in this contract", "migrate block for");
+  checkDistinct(scope, migrations.map((m) => m.aggregate), "migrate block for", "");
   const previous = scope.options.previous;
   for (const m of migrations) {
     if (contract.upgrades === null) scope.report("C0501", m.span);

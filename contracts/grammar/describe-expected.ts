@@ -66,7 +66,7 @@ export function describeFound(text: string, offset: number): string {
   const rest = text.slice(offset, offset + 40);
   if (rest.startsWith("\n") || rest.startsWith("\r\n")) return "the end of the line";
   const word = /^[A-Za-z0-9_]+/.exec(rest);
-  if (word !== null) return `\`${word[0]}\``;
+  if (word !== null) return `\`${word[0].length > 24 ? `${word[0].slice(0, 24)}…` : word[0]}\``;
   const point = String.fromCodePoint(text.codePointAt(offset) ?? 0);
   const printable = /^[\p{L}\p{N}\p{P}\p{S}]$/u.test(point);
   return printable ? `\`${point}\`` : `character U+${(point.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
