@@ -86,7 +86,8 @@ function checkName(env: ExprEnv, expr: Extract<Expr, { kind: "Name" }>, expected
     return column.type;
   }
   const owners = env.scope.enumTypes.filter((t) => t.kind === "Enum" && t.values.includes(expr.name));
-  if (expected?.kind === "Enum" && owners.length > 0) {
+  // Where an enum is expected, a bare name can only be one of its values (a parameter or column was tried first).
+  if (expected?.kind === "Enum" && (owners.length > 0 || env.place === "default")) {
     if (!expected.values.includes(expr.name)) {
       env.scope.report("C0226", expr.span, expr.name, typeName(expected));
       return null;

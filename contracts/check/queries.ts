@@ -45,8 +45,8 @@ export function checkQuery(scope: Scope, query: QueryDecl): void {
 function checkResult(scope: Scope, query: QueryDecl, columns: readonly Column[], row: readonly Column[]): void {
   const at = query.stages[query.stages.length - 1]?.span ?? query.source.span;
   const rowName = query.returns.name;
-  const missing = row.filter((r) => !columns.some((c) => c.name === r.name)).map((r) => r.name);
-  const extra = columns.filter((c) => !RANK_COLUMNS.has(c.name) && !row.some((r) => r.name === c.name)).map((c) => c.name);
+  const missing = [...new Set(row.filter((r) => !columns.some((c) => c.name === r.name)).map((r) => r.name))];
+  const extra = [...new Set(columns.filter((c) => !RANK_COLUMNS.has(c.name) && !row.some((r) => r.name === c.name)).map((c) => c.name))];
   if (missing.length > 0) scope.report("C0417", at, rowName, missing.join(", "));
   if (extra.length > 0) scope.report("C0418", at, rowName, extra.join(", "));
   for (const c of columns) {

@@ -39,7 +39,8 @@ function literals(expected: readonly Expectation[]): Expectation[] {
 function describeOne(e: Expectation): string | null {
   switch (e.type) {
     case "literal":
-      return e.text === "\n" ? "end of line" : JSON.stringify(e.text);
+      if (e.text === "\n") return "end of line";
+      return e.text === '"' ? "'\"'" : JSON.stringify(e.text);
     case "class":
       return null;
     case "any":

@@ -238,10 +238,10 @@ function peg$parse(input, options) {
   const peg$c70 = "-";
   const peg$c71 = "\"";
   const peg$c72 = "\\";
-  const peg$c73 = "\\n";
-  const peg$c74 = "\\t";
-  const peg$c75 = "\\r";
-  const peg$c76 = "\\u{";
+  const peg$c73 = "n";
+  const peg$c74 = "t";
+  const peg$c75 = "r";
+  const peg$c76 = "u{";
   const peg$c77 = "old.";
   const peg$c78 = "context.";
   const peg$c79 = "$";
@@ -371,15 +371,15 @@ function peg$parse(input, options) {
   const peg$e84 = peg$classExpectation(["+", "-"], false, false, false);
   const peg$e85 = peg$classExpectation(["%", "*", "/"], false, false, false);
   const peg$e86 = peg$literalExpectation("-", false);
-  const peg$e87 = peg$otherExpectation("text");
-  const peg$e88 = peg$literalExpectation("\"", false);
-  const peg$e89 = peg$classExpectation(["\"", "\\", "\n"], true, false, false);
-  const peg$e90 = peg$literalExpectation("\\", false);
+  const peg$e87 = peg$literalExpectation("\"", false);
+  const peg$e88 = peg$classExpectation(["\"", "\\", "\n"], true, false, false);
+  const peg$e89 = peg$literalExpectation("\\", false);
+  const peg$e90 = peg$otherExpectation("escape sequence (\\\" \\\\ \\n \\t \\r or \\u{HEX})");
   const peg$e91 = peg$classExpectation(["\"", "\\"], false, false, false);
-  const peg$e92 = peg$literalExpectation("\\n", false);
-  const peg$e93 = peg$literalExpectation("\\t", false);
-  const peg$e94 = peg$literalExpectation("\\r", false);
-  const peg$e95 = peg$literalExpectation("\\u{", false);
+  const peg$e92 = peg$literalExpectation("n", false);
+  const peg$e93 = peg$literalExpectation("t", false);
+  const peg$e94 = peg$literalExpectation("r", false);
+  const peg$e95 = peg$literalExpectation("u{", false);
   const peg$e96 = peg$classExpectation([["0", "9"], ["a", "f"], ["A", "F"]], false, false, false);
   const peg$e97 = peg$literalExpectation("old.", false);
   const peg$e98 = peg$literalExpectation("context.", false);
@@ -5341,14 +5341,13 @@ function peg$parse(input, options) {
   function peg$parseTextLit() {
     let s0, s1, s2, s3;
 
-    peg$silentFails++;
     s0 = peg$currPos;
     if (input.charCodeAt(peg$currPos) === 34) {
       s1 = peg$c71;
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e88); }
+      if (peg$silentFails === 0) { peg$fail(peg$e87); }
     }
     if (s1 !== peg$FAILED) {
       s2 = [];
@@ -5362,7 +5361,7 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s3 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e88); }
+        if (peg$silentFails === 0) { peg$fail(peg$e87); }
       }
       if (s3 !== peg$FAILED) {
         peg$savedPos = s0;
@@ -5375,24 +5374,19 @@ function peg$parse(input, options) {
       peg$currPos = s0;
       s0 = peg$FAILED;
     }
-    peg$silentFails--;
-    if (s0 === peg$FAILED) {
-      s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e87); }
-    }
 
     return s0;
   }
 
   function peg$parseTextChar() {
-    let s0, s1, s2, s3, s4, s5;
+    let s0, s1, s2;
 
     s0 = input.charAt(peg$currPos);
     if (peg$r11.test(s0)) {
       peg$currPos++;
     } else {
       s0 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e89); }
+      if (peg$silentFails === 0) { peg$fail(peg$e88); }
     }
     if (s0 === peg$FAILED) {
       s0 = peg$currPos;
@@ -5401,16 +5395,10 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s1 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e90); }
+        if (peg$silentFails === 0) { peg$fail(peg$e89); }
       }
       if (s1 !== peg$FAILED) {
-        s2 = input.charAt(peg$currPos);
-        if (peg$r12.test(s2)) {
-          peg$currPos++;
-        } else {
-          s2 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e91); }
-        }
+        s2 = peg$parseEscape();
         if (s2 !== peg$FAILED) {
           s0 = s2;
         } else {
@@ -5421,116 +5409,128 @@ function peg$parse(input, options) {
         peg$currPos = s0;
         s0 = peg$FAILED;
       }
+    }
+
+    return s0;
+  }
+
+  function peg$parseEscape() {
+    let s0, s1, s2, s3, s4, s5;
+
+    peg$silentFails++;
+    s0 = input.charAt(peg$currPos);
+    if (peg$r12.test(s0)) {
+      peg$currPos++;
+    } else {
+      s0 = peg$FAILED;
+      if (peg$silentFails === 0) { peg$fail(peg$e91); }
+    }
+    if (s0 === peg$FAILED) {
+      s0 = peg$currPos;
+      if (input.charCodeAt(peg$currPos) === 110) {
+        s1 = peg$c73;
+        peg$currPos++;
+      } else {
+        s1 = peg$FAILED;
+        if (peg$silentFails === 0) { peg$fail(peg$e92); }
+      }
+      if (s1 !== peg$FAILED) {
+        peg$savedPos = s0;
+        s1 = peg$f71();
+      }
+      s0 = s1;
       if (s0 === peg$FAILED) {
         s0 = peg$currPos;
-        if (input.substr(peg$currPos, 2) === peg$c73) {
-          s1 = peg$c73;
-          peg$currPos += 2;
+        if (input.charCodeAt(peg$currPos) === 116) {
+          s1 = peg$c74;
+          peg$currPos++;
         } else {
           s1 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e92); }
+          if (peg$silentFails === 0) { peg$fail(peg$e93); }
         }
         if (s1 !== peg$FAILED) {
           peg$savedPos = s0;
-          s1 = peg$f71();
+          s1 = peg$f72();
         }
         s0 = s1;
         if (s0 === peg$FAILED) {
           s0 = peg$currPos;
-          if (input.substr(peg$currPos, 2) === peg$c74) {
-            s1 = peg$c74;
-            peg$currPos += 2;
+          if (input.charCodeAt(peg$currPos) === 114) {
+            s1 = peg$c75;
+            peg$currPos++;
           } else {
             s1 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e93); }
+            if (peg$silentFails === 0) { peg$fail(peg$e94); }
           }
           if (s1 !== peg$FAILED) {
             peg$savedPos = s0;
-            s1 = peg$f72();
+            s1 = peg$f73();
           }
           s0 = s1;
           if (s0 === peg$FAILED) {
             s0 = peg$currPos;
-            if (input.substr(peg$currPos, 2) === peg$c75) {
-              s1 = peg$c75;
+            if (input.substr(peg$currPos, 2) === peg$c76) {
+              s1 = peg$c76;
               peg$currPos += 2;
             } else {
               s1 = peg$FAILED;
-              if (peg$silentFails === 0) { peg$fail(peg$e94); }
+              if (peg$silentFails === 0) { peg$fail(peg$e95); }
             }
             if (s1 !== peg$FAILED) {
-              peg$savedPos = s0;
-              s1 = peg$f73();
-            }
-            s0 = s1;
-            if (s0 === peg$FAILED) {
-              s0 = peg$currPos;
-              if (input.substr(peg$currPos, 3) === peg$c76) {
-                s1 = peg$c76;
-                peg$currPos += 3;
+              s2 = peg$currPos;
+              s3 = peg$currPos;
+              s4 = [];
+              s5 = input.charAt(peg$currPos);
+              if (peg$r13.test(s5)) {
+                peg$currPos++;
               } else {
-                s1 = peg$FAILED;
-                if (peg$silentFails === 0) { peg$fail(peg$e95); }
+                s5 = peg$FAILED;
+                if (peg$silentFails === 0) { peg$fail(peg$e96); }
               }
-              if (s1 !== peg$FAILED) {
-                s2 = peg$currPos;
-                s3 = peg$currPos;
-                s4 = [];
-                s5 = input.charAt(peg$currPos);
-                if (peg$r13.test(s5)) {
-                  peg$currPos++;
-                } else {
+              while (s5 !== peg$FAILED) {
+                s4.push(s5);
+                if (s4.length >= 6) {
                   s5 = peg$FAILED;
-                  if (peg$silentFails === 0) { peg$fail(peg$e96); }
-                }
-                while (s5 !== peg$FAILED) {
-                  s4.push(s5);
-                  if (s4.length >= 6) {
-                    s5 = peg$FAILED;
-                  } else {
-                    s5 = input.charAt(peg$currPos);
-                    if (peg$r13.test(s5)) {
-                      peg$currPos++;
-                    } else {
-                      s5 = peg$FAILED;
-                      if (peg$silentFails === 0) { peg$fail(peg$e96); }
-                    }
-                  }
-                }
-                if (s4.length < 1) {
-                  peg$currPos = s3;
-                  s3 = peg$FAILED;
                 } else {
-                  s3 = s4;
-                }
-                if (s3 !== peg$FAILED) {
-                  s2 = input.substring(s2, peg$currPos);
-                } else {
-                  s2 = s3;
-                }
-                if (s2 !== peg$FAILED) {
-                  if (input.charCodeAt(peg$currPos) === 125) {
-                    s3 = peg$c8;
+                  s5 = input.charAt(peg$currPos);
+                  if (peg$r13.test(s5)) {
                     peg$currPos++;
                   } else {
-                    s3 = peg$FAILED;
-                    if (peg$silentFails === 0) { peg$fail(peg$e13); }
+                    s5 = peg$FAILED;
+                    if (peg$silentFails === 0) { peg$fail(peg$e96); }
                   }
-                  if (s3 !== peg$FAILED) {
-                    peg$savedPos = peg$currPos;
-                    s4 = peg$f74(s2);
-                    if (s4) {
-                      s4 = undefined;
-                    } else {
-                      s4 = peg$FAILED;
-                    }
-                    if (s4 !== peg$FAILED) {
-                      peg$savedPos = s0;
-                      s0 = peg$f75(s2);
-                    } else {
-                      peg$currPos = s0;
-                      s0 = peg$FAILED;
-                    }
+                }
+              }
+              if (s4.length < 1) {
+                peg$currPos = s3;
+                s3 = peg$FAILED;
+              } else {
+                s3 = s4;
+              }
+              if (s3 !== peg$FAILED) {
+                s2 = input.substring(s2, peg$currPos);
+              } else {
+                s2 = s3;
+              }
+              if (s2 !== peg$FAILED) {
+                if (input.charCodeAt(peg$currPos) === 125) {
+                  s3 = peg$c8;
+                  peg$currPos++;
+                } else {
+                  s3 = peg$FAILED;
+                  if (peg$silentFails === 0) { peg$fail(peg$e13); }
+                }
+                if (s3 !== peg$FAILED) {
+                  peg$savedPos = peg$currPos;
+                  s4 = peg$f74(s2);
+                  if (s4) {
+                    s4 = undefined;
+                  } else {
+                    s4 = peg$FAILED;
+                  }
+                  if (s4 !== peg$FAILED) {
+                    peg$savedPos = s0;
+                    s0 = peg$f75(s2);
                   } else {
                     peg$currPos = s0;
                     s0 = peg$FAILED;
@@ -5543,10 +5543,18 @@ function peg$parse(input, options) {
                 peg$currPos = s0;
                 s0 = peg$FAILED;
               }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
             }
           }
         }
       }
+    }
+    peg$silentFails--;
+    if (s0 === peg$FAILED) {
+      s1 = peg$FAILED;
+      if (peg$silentFails === 0) { peg$fail(peg$e90); }
     }
 
     return s0;
