@@ -40,6 +40,11 @@ describe("compact JWS (EdDSA, libsodium)", () => {
     assert.deepEqual(result.value.header, { alg: "EdDSA", kid: alice.did, typ: "example+jws" });
   });
 
+  it("refuses to label its signature with another alg (a caller bug)", () => {
+    assert.throws(() => signJws({ kid: alice.did, alg: "none" }, "{}", alice.secretKey));
+    assert.ok(verifyJws(signJws({ kid: alice.did, alg: "EdDSA" }, "{}", alice.secretKey)).ok);
+  });
+
   it("reproduces RFC 8037 Appendix A.4's signature", () => {
     const keyPair = fromPrivateJwk({ kty: "OKP", crv: "Ed25519", d: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A" });
     assert.ok(keyPair.ok);

@@ -48,6 +48,7 @@ export interface VerifiedJws {
 
 /** Sign `payload` (a string is taken as UTF-8) with a libsodium secret key; returns the compact JWS. */
 export function signJws(header: JwsHeaderInput, payload: Uint8Array | string, secretKey: Uint8Array): string {
+  if (header.alg !== undefined && header.alg !== "EdDSA") throw new Error(`signJws signs EdDSA only, not ${String(header.alg)}`);
   const signingInput = `${base64urlEncode(JSON.stringify({ alg: "EdDSA", ...header }))}.${base64urlEncode(payload)}`;
   const signature = ed25519Sign(Buffer.from(signingInput, "latin1"), secretKey);
   return `${signingInput}.${base64urlEncode(signature)}`;
