@@ -193,9 +193,8 @@ export function computeLayout(contract: Contract): MemoryLayout {
   return { pages: 1, identityBytes: IDENTITY_BYTES, context, state, out, args, data, arena: data, arenaSize: 0, aggregates, actions };
 }
 
-/** Sets the arena's start (after the literal pool) and size, and the number of pages that hold it all. */
-export function finishLayout(layout: MemoryLayout, dataEnd: number, arenaSize: number): void {
-  layout.arena = alignUp(dataEnd, 8);
+/** Sets the arena's size and the number of pages that hold it all. */
+export function finishLayout(layout: MemoryLayout, arenaSize: number): void {
   layout.arenaSize = arenaSize;
   layout.pages = Math.max(1, Math.ceil((layout.arena + arenaSize) / PAGE_SIZE));
 }

@@ -6,7 +6,7 @@ import type { ActionLayout, MemoryLayout } from "../layout.ts";
 import { alignUp } from "../layout.ts";
 import type { Reason, Site } from "../refusals.ts";
 import type { Module, WasmType, X } from "./binaryen.ts";
-import { i32 } from "./binaryen.ts";
+import { isReusable } from "./binaryen.ts";
 
 /** Module-wide state: the binaryen module, the layout, text literals and generated helpers. */
 export class ModuleGen {
@@ -15,6 +15,7 @@ export class ModuleGen {
   readonly segments: { offset: number; data: Uint8Array }[] = [];
   private dataEnd: number;
   private readonly literals = new Map<string, number>();
+  private sealed = false;
   private readonly helpers = new Set<string>();
 
   constructor(m: Module, layout: MemoryLayout) {
@@ -27,6 +28,7 @@ export class ModuleGen {
   textLiteral(value: string): number {
     const known = this.literals.get(value);
     if (known !== undefined) return known;
+    if (this.sealed) throw new Error(`text literal ${JSON.stringify(value)} was missed by the literal pre-pass`);
     const bytes = new TextEncoder().encode(value);
     const data = new Uint8Array(8 + bytes.length);
     const view = new DataView(data.buffer);
@@ -40,9 +42,10 @@ export class ModuleGen {
     return offset;
   }
 
-  /** End of the literal pool. */
-  get end(): number {
-    return this.dataEnd;
+  /** Closes the literal pool; the arena starts after it. */
+  seal(): number {
+    this.sealed = true;
+    return alignUp(this.dataEnd, 8);
   }
 
   /** Adds the helper `name` once, building it with `build` on first use; returns `name`. */
@@ -71,6 +74,16 @@ export class Locals {
     return this.paramCount + this.vars.length - 1;
   }
 
+  /**
+   * Evaluates `x` once: `pre` (a local.set, or nothing when `x` may simply be repeated) must run
+   * before any `get()`.
+   */
+  hold(m: Module, x: X, t: WasmType): { pre: X[]; get: () => X } {
+    if (isReusable(x)) return { pre: [], get: () => m.copyExpression(x) };
+    const i = this.local(t);
+    return { pre: [m.local.set(i, x)], get: () => m.local.get(i, t) };
+  }
+
   label(prefix: string): string {
     return `${prefix}${this.labels++}`;
   }
@@ -83,6 +96,7 @@ export class FnGen extends Locals {
   /** The condition or assignment being compiled, for overflow and length messages. */
   site: Site = { condition: null, text: "", line: 0 };
   private arenaUsed = 0;
+  private readonly refusalIndex = new Map<string, number>();
 
   constructor(g: ModuleGen, action: ActionLayout) {
     super(0);
@@ -96,9 +110,12 @@ export class FnGen extends Locals {
 
   /** `return r` where r names `reason` in the action's refusal table (1-based). */
   refuse(reason: Reason): X {
-    const key = JSON.stringify(reason);
-    let index = this.action.refusals.findIndex((r) => JSON.stringify(r) === key);
-    if (index < 0) index = this.action.refusals.push(reason) - 1;
+    const key = `${reason.code}\u0000${reason.line}\u0000${reason.condition}\u0000${reason.message}`;
+    let index = this.refusalIndex.get(key);
+    if (index === undefined) {
+      index = this.action.refusals.push(reason) - 1;
+      this.refusalIndex.set(key, index);
+    }
     return this.m.return(this.m.i32.const(index + 1));
   }
 
@@ -114,8 +131,8 @@ export class FnGen extends Locals {
     return this.arenaUsed;
   }
 
-  /** An absolute arena address; the arena's start is known only once every literal is laid out. */
+  /** The absolute address of an arena offset (the pool is sealed before any function is built). */
   arenaAddress(offset: number): X {
-    return this.m.i32.add(this.m.global.get("arena", i32), this.m.i32.const(offset));
+    return this.m.i32.const(this.g.layout.arena + offset);
   }
 }

@@ -95,18 +95,13 @@ function enumIndex(t: Type, value: string): number {
   return i;
 }
 
-/** Evaluates `left` then `right` into fresh locals and builds `combine` over them. */
+/** Evaluates `left` then `right` (each once) and builds `combine` over them. */
 function both(fn: FnGen, scope: Scope, left: Expr, right: Expr, combine: (a: () => X, b: () => X) => X, result: number): X {
   const m = fn.m;
-  const ta = valType(typeOf(left));
-  const tb = valType(typeOf(right));
-  const a = fn.local(ta);
-  const b = fn.local(tb);
-  return m.block(null, [
-    m.local.set(a, compileExpr(fn, scope, left)),
-    m.local.set(b, compileExpr(fn, scope, right)),
-    combine(() => m.local.get(a, ta), () => m.local.get(b, tb)),
-  ], result);
+  const a = fn.hold(m, compileExpr(fn, scope, left), valType(typeOf(left)));
+  const b = fn.hold(m, compileExpr(fn, scope, right), valType(typeOf(right)));
+  const body = combine(a.get, b.get);
+  return a.pre.length + b.pre.length === 0 ? body : m.block(null, [...a.pre, ...b.pre, body], result);
 }
 
 function compileBinary(fn: FnGen, scope: Scope, op: BinaryOp, left: Expr, right: Expr, type: Type): X {
@@ -133,9 +128,9 @@ function compileBinary(fn: FnGen, scope: Scope, op: BinaryOp, left: Expr, right:
     }
     case "+":
       if (type.kind === "Text") return concat(fn, scope, left, right, type);
-      return both(fn, scope, left, right, (a, b) => checkedAdd(fn, a(), b(), false), i64);
+      return both(fn, scope, left, right, (a, b) => checkedAdd(fn, a, b, false), i64);
     case "-":
-      return both(fn, scope, left, right, (a, b) => checkedAdd(fn, a(), b(), true), i64);
+      return both(fn, scope, left, right, (a, b) => checkedAdd(fn, a, b, true), i64);
     case "*":
       return both(fn, scope, left, right, (a, b) => checkedMul(fn, a, b), i64);
     case "/":
@@ -156,19 +151,15 @@ function order(fn: FnGen, op: "<" | "<=" | ">" | ">=", t: Type, a: X, b: X): X {
 }
 
 /** a + b (or a - b): overflow when the result's sign disagrees with what the operands allow. */
-function checkedAdd(fn: FnGen, a: X, b: X, subtract: boolean): X {
+function checkedAdd(fn: FnGen, a: () => X, b: () => X, subtract: boolean): X {
   const m = fn.m;
-  const [x, y, r] = [fn.local(i64), fn.local(i64), fn.local(i64)];
-  const g = (i: number): X => m.local.get(i, i64);
-  const sign = subtract
-    ? m.i64.and(m.i64.xor(g(x), g(y)), m.i64.xor(g(x), g(r)))
-    : m.i64.and(m.i64.xor(g(x), g(r)), m.i64.xor(g(y), g(r)));
+  const r = fn.local(i64);
+  const g = (): X => m.local.get(r, i64);
+  const sign = subtract ? m.i64.and(m.i64.xor(a(), b()), m.i64.xor(a(), g())) : m.i64.and(m.i64.xor(a(), g()), m.i64.xor(b(), g()));
   return m.block(null, [
-    m.local.set(x, a),
-    m.local.set(y, b),
-    m.local.set(r, subtract ? m.i64.sub(g(x), g(y)) : m.i64.add(g(x), g(y))),
+    m.local.set(r, subtract ? m.i64.sub(a(), b()) : m.i64.add(a(), b())),
     m.if(m.i64.lt_s(sign, m.i64.const(0n)), fn.refuse(refusals.overflow(fn.site))),
-    g(r),
+    g(),
   ], i64);
 }
 
@@ -207,22 +198,23 @@ function concat(fn: FnGen, scope: Scope, left: Expr, right: Expr, type: Type & {
   const [ba, bb] = [textBound(left, la.len), textBound(right, lb.len)];
   const bound = Math.min(type.len, ba + bb);
   const dst = fn.alloc(8 + 4 * bound);
-  const [p, n] = [fn.local(i32), fn.local(i32)];
+  const n = fn.local(i32);
+  const p = (): X => fn.arenaAddress(dst);
   return both(fn, scope, left, right, (a, b) => {
-    const steps: X[] = [m.local.set(p, fn.arenaAddress(dst))];
+    const steps: X[] = [];
     const cp = m.i32.add(ld32(m, m.i32.add(a(), m.i32.const(4))), ld32(m, m.i32.add(b(), m.i32.const(4))));
     if (ba + bb > type.len) {
       steps.push(m.if(m.i32.gt_u(cp, m.i32.const(type.len)), fn.refuse(refusals.textTooLong(fn.site, type.len))));
-      steps.push(m.i32.store(4, 4, m.local.get(p, i32), m.i32.add(ld32(m, m.i32.add(a(), m.i32.const(4))), ld32(m, m.i32.add(b(), m.i32.const(4))))));
+      steps.push(m.i32.store(4, 4, p(), m.i32.add(ld32(m, m.i32.add(a(), m.i32.const(4))), ld32(m, m.i32.add(b(), m.i32.const(4))))));
     } else {
-      steps.push(m.i32.store(4, 4, m.local.get(p, i32), cp));
+      steps.push(m.i32.store(4, 4, p(), cp));
     }
     steps.push(
       m.local.set(n, ld32(m, a())),
-      st32(m, m.local.get(p, i32), m.i32.add(m.local.get(n, i32), ld32(m, b()))),
-      m.memory.copy(m.i32.add(m.local.get(p, i32), m.i32.const(8)), m.i32.add(a(), m.i32.const(8)), m.local.get(n, i32)),
-      m.memory.copy(m.i32.add(m.local.get(p, i32), m.i32.add(m.local.get(n, i32), m.i32.const(8))), m.i32.add(b(), m.i32.const(8)), ld32(m, b())),
-      m.local.get(p, i32),
+      st32(m, p(), m.i32.add(m.local.get(n, i32), ld32(m, b()))),
+      m.memory.copy(m.i32.add(p(), m.i32.const(8)), m.i32.add(a(), m.i32.const(8)), m.local.get(n, i32)),
+      m.memory.copy(m.i32.add(p(), m.i32.add(m.local.get(n, i32), m.i32.const(8))), m.i32.add(b(), m.i32.const(8)), ld32(m, b())),
+      p(),
     );
     return m.block(null, steps, i32);
   }, i32);
@@ -259,16 +251,15 @@ function compileCall(fn: FnGen, scope: Scope, name: string, args: readonly Expr[
   }
   if (name === "append") {
     const dst = fn.alloc(8 + type.cap * strideOf(type.element));
-    const p = fn.local(i32);
+    const p = (): X => fn.arenaAddress(dst);
     const count = fn.local(i32);
     return both(fn, scope, first, second, (l, x) => m.block(null, [
       m.local.set(count, ld32(m, l())),
       m.if(m.i32.ge_u(m.local.get(count, i32), m.i32.const(type.cap)), fn.refuse(refusals.listFull(fn.site, type.cap))),
-      m.local.set(p, fn.arenaAddress(dst)),
-      storeValue(fn, t0, type, l(), m.local.get(p, i32), narrowing(fn)),
-      storeValue(fn, tx, type.element, x(), m.i32.add(m.local.get(p, i32), m.i32.add(m.i32.const(8), m.i32.mul(m.local.get(count, i32), m.i32.const(strideOf(type.element))))), narrowing(fn)),
-      st32(m, m.local.get(p, i32), m.i32.add(m.local.get(count, i32), m.i32.const(1))),
-      m.local.get(p, i32),
+      storeValue(fn, t0, type, l(), p(), narrowing(fn)),
+      storeValue(fn, tx, type.element, x(), m.i32.add(p(), m.i32.add(m.i32.const(8), m.i32.mul(m.local.get(count, i32), m.i32.const(strideOf(type.element))))), narrowing(fn)),
+      st32(m, p(), m.i32.add(m.local.get(count, i32), m.i32.const(1))),
+      p(),
     ], i32), i32);
   }
   throw new Error(`unknown function ${name} in an action`);

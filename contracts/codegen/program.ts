@@ -5,10 +5,11 @@
  * statically, so the program has no failure path that would need a host hook.
  */
 import type { Contract } from "../ast.ts";
-import { aggregatesOf, computeLayout, finishLayout } from "../layout.ts";
+import type { Expr } from "../ast.ts";
+import { aggregatesOf, computeLayout, finishLayout, walkExpr } from "../layout.ts";
 import type { MemoryLayout } from "../layout.ts";
 import { compileAction } from "./action.ts";
-import { i32, newModule, optimize } from "./binaryen.ts";
+import { newModule, optimize } from "./binaryen.ts";
 import { ModuleGen } from "./context.ts";
 
 export interface Program {
@@ -26,12 +27,18 @@ export function generateProgram(contract: Contract, lineOf: (offset: number) => 
     const g = new ModuleGen(m, layout);
     // binaryen resolves the memory when each load is built; the real size is set once known.
     m.setMemory(1, 1, null, []);
+    for (const agg of aggregatesOf(contract)) {
+      for (const action of agg.actions) {
+        for (const c of action.validate) walkExpr(c.expr, (e) => literal(g, e));
+        for (const a of action.apply) walkExpr(a.value, (e) => literal(g, e));
+      }
+    }
+    layout.arena = g.seal();
     let arena = 0;
     for (const agg of aggregatesOf(contract)) {
       for (const action of agg.actions) arena = Math.max(arena, compileAction(g, agg, action, lineOf));
     }
-    finishLayout(layout, g.end, arena);
-    m.addGlobal("arena", i32, false, m.i32.const(layout.arena));
+    finishLayout(layout, arena);
     const segments = g.segments.map((s) => ({ offset: m.i32.const(s.offset), data: s.data, passive: false }));
     m.setMemory(layout.pages, layout.pages, null, segments);
     m.addMemoryImport("0", "env", "memory");
@@ -42,4 +49,9 @@ export function generateProgram(contract: Contract, lineOf: (offset: number) => 
   } finally {
     m.dispose();
   }
+}
+
+/** Lays out a text literal in the pool (Date literals become constants, not data). */
+function literal(g: ModuleGen, e: Expr): void {
+  if (e.kind === "TextLit" && e.type?.kind === "Text") g.textLiteral(e.value);
 }

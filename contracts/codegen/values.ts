@@ -108,28 +108,28 @@ export function storeValue(fn: FnGen, src: Type, dst: Type, value: X, addr: X, w
       return m.memory.copy(addr, value, m.i32.const(slotOf(dst).size));
     case "Text": {
       if (src.kind !== "Text") throw new Error("text stored from a non-text");
-      const v = fn.local(i32);
-      const d = fn.local(i32);
-      const steps = [m.local.set(v, value), m.local.set(d, addr)];
-      if (src.len > dst.len) steps.push(m.if(m.i32.gt_u(ld32(m, m.i32.add(m.local.get(v, i32), m.i32.const(4))), m.i32.const(dst.len)), fn.refuse(why.tooLong(dst.len))));
-      steps.push(m.memory.copy(m.local.get(d, i32), m.local.get(v, i32), m.i32.add(ld32(m, m.local.get(v, i32)), m.i32.const(8))));
+      const v = fn.hold(m, value, i32);
+      const d = fn.hold(m, addr, i32);
+      const steps = [...v.pre, ...d.pre];
+      if (src.len > dst.len) steps.push(m.if(m.i32.gt_u(ld32(m, m.i32.add(v.get(), m.i32.const(4))), m.i32.const(dst.len)), fn.refuse(why.tooLong(dst.len))));
+      steps.push(m.memory.copy(d.get(), v.get(), m.i32.add(ld32(m, v.get()), m.i32.const(8))));
       return m.block(null, steps);
     }
     case "List": {
       if (src.kind !== "List") throw new Error("list stored from a non-list");
-      const v = fn.local(i32);
-      const d = fn.local(i32);
+      const v = fn.hold(m, value, i32);
+      const d = fn.hold(m, addr, i32);
       const n = fn.local(i32);
       const get = (i: number): X => m.local.get(i, i32);
-      const steps = [m.local.set(v, value), m.local.set(d, addr), m.local.set(n, ld32(m, get(v)))];
+      const steps = [...v.pre, ...d.pre, m.local.set(n, ld32(m, v.get()))];
       if (src.cap > dst.cap) steps.push(m.if(m.i32.gt_u(get(n), m.i32.const(dst.cap)), fn.refuse(why.full(dst.cap))));
       if (layoutKey(src.element) === layoutKey(dst.element)) {
-        steps.push(m.memory.copy(get(d), get(v), m.i32.add(m.i32.const(8), m.i32.mul(get(n), m.i32.const(strideOf(dst.element))))));
+        steps.push(m.memory.copy(d.get(), v.get(), m.i32.add(m.i32.const(8), m.i32.mul(get(n), m.i32.const(strideOf(dst.element))))));
       } else {
-        steps.push(st32(m, get(d), get(n)), m.i32.store(4, 4, get(d), m.i32.const(0)));
+        steps.push(st32(m, d.get(), get(n)), m.i32.store(4, 4, d.get(), m.i32.const(0)));
         steps.push(forEach(m, fn, get(n), (i) => {
-          const from = m.i32.add(get(v), m.i32.add(m.i32.const(8), m.i32.mul(i(), m.i32.const(strideOf(src.element)))));
-          const to = m.i32.add(get(d), m.i32.add(m.i32.const(8), m.i32.mul(i(), m.i32.const(strideOf(dst.element)))));
+          const from = m.i32.add(v.get(), m.i32.add(m.i32.const(8), m.i32.mul(i(), m.i32.const(strideOf(src.element)))));
+          const to = m.i32.add(d.get(), m.i32.add(m.i32.const(8), m.i32.mul(i(), m.i32.const(strideOf(dst.element)))));
           return storeValue(fn, src.element, dst.element, loadValue(m, src.element, from), to, why);
         }));
       }
