@@ -4,6 +4,7 @@
  * with `--update`, written to) `<name><suffix>` next to the input. Another kind — compile cases
  * producing schema JSON and WAT — is added by appending to `caseKinds`, nothing else changes.
  */
+import { compileKind } from "./compile-kind.ts";
 import { diagnosticsKind } from "./diagnostics-kind.ts";
 
 /** One kind of golden case. */
@@ -21,4 +22,4 @@ export interface CaseKind {
 }
 
 /** Every kind the harness runs, in order. */
-export const caseKinds: CaseKind[] = [diagnosticsKind];
+export const caseKinds: CaseKind[] = [diagnosticsKind, compileKind];
