@@ -9,7 +9,7 @@ import { compileContract } from "../contracts/compile.ts";
 import { analyze } from "../contracts/front.ts";
 import { createInterpreter } from "../contracts/interpreter/interpreter.ts";
 import { loadArtifact } from "../contracts/runtime/index.ts";
-import type { ExecuteInput, Outcome } from "../contracts/runtime/index.ts";
+import type { EncodedInput, ExecuteInput, Outcome, State } from "../contracts/runtime/index.ts";
 
 const SIGNER = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 const DESTINATIONS = ["Oslo", "Embargoed", "Reykjavík", "København", "Lisboa", "東京"];
@@ -59,9 +59,18 @@ export async function benchRuntime(): Promise<string[]> {
   const all = inputs();
   rate(runtime.execute, all, 300);
   rate(interpreter.execute, all, 300);
+  const encoded = all.map((input) => ({ ...input, state: runtime.encodeState("Order", input.state as State) }));
+  const executeEncoded = (action: string, input: ExecuteInput): Outcome => {
+    const out = runtime.executeEncoded(action, input as unknown as EncodedInput);
+    return out.outcome === "accepted" ? { outcome: "accepted", state: {} } : out;
+  };
   const wasm = rate(runtime.execute, all, 1500);
   const reference = rate(interpreter.execute, all, 1500);
-  return [`runtime.ship_evals_per_s ${Math.round(wasm)} (interpreter ${Math.round(reference)}, ratio ${(wasm / reference).toFixed(1)}x)`];
+  const bytes = rate(executeEncoded, encoded as unknown as ExecuteInput[], 1500);
+  return [
+    `runtime.ship_evals_per_s ${Math.round(wasm)} (interpreter ${Math.round(reference)}, ratio ${(wasm / reference).toFixed(1)}x)`,
+    `runtime.ship_encoded_evals_per_s ${Math.round(bytes)} (JSON-style state ${Math.round(wasm)}, ratio ${(bytes / wasm).toFixed(2)}x)`,
+  ];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

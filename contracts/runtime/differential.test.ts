@@ -13,7 +13,7 @@ import { formatDate } from "../dates.ts";
 import { createInterpreter } from "../interpreter/interpreter.ts";
 import { FIELDS, PARAMS, randomContract } from "../testing/random-contract.ts";
 import { loadArtifact } from "./load-artifact.ts";
-import type { ExecuteInput, Outcome } from "./load-artifact.ts";
+import type { ExecuteInput, Outcome, State } from "./load-artifact.ts";
 
 const DIDS = ["did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", "did:key:z6MkjchhfUsD6mmvni8mCdXHw216Xrm9bQe2mBH1P5RDjVJG", "did:key:z6Mkf5rGMoatrSj1f4CyvuHBeXJELe9RPdzo2PKGNCKVtZxP"];
 const MAX = 2n ** 63n - 1n;
@@ -87,6 +87,13 @@ describe("WebAssembly runtime ≡ reference interpreter", () => {
           const name = `A${action}`;
           const got = safely(() => runtime.execute(name, rest));
           deepStrictEqual(got, safely(() => oracle.execute(name, rest)), `seed ${seed}, ${name}, ${source}`);
+          // The same call on the encoded state decodes to the same outcome.
+          const encoded = safely(() => {
+            const out = runtime.executeEncoded(name, { ...rest, state: runtime.encodeState("Thing", rest.state as State) });
+            return out.outcome === "refused" ? out : { outcome: out.outcome, state: runtime.decodeState("Thing", out.state) };
+          });
+          const expected = "threw" in got || got.outcome === "refused" ? got : { outcome: got.outcome, state: runtime.decodeState("Thing", runtime.encodeState("Thing", got.state)) };
+          deepStrictEqual(encoded, expected, `encoded: seed ${seed}, ${name}`);
           const key = "threw" in got ? "threw" : got.outcome === "accepted" ? "accepted" : got.reason.code;
           outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
         }

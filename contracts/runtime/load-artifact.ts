@@ -25,6 +25,15 @@ export type Outcome =
   | { readonly outcome: "accepted"; readonly state: State }
   | { readonly outcome: "refused"; readonly reason: Reason };
 
+/** `execute` on a state kept in its encoded form (see `encodeState`), which skips marshalling it. */
+export interface EncodedInput extends Omit<ExecuteInput, "state"> {
+  readonly state?: Uint8Array | null;
+}
+
+export type EncodedOutcome =
+  | { readonly outcome: "accepted"; readonly state: Uint8Array }
+  | { readonly outcome: "refused"; readonly reason: Reason };
+
 export interface LoadedArtifact {
   readonly schema: Schema;
   /** Action names, `Aggregate.Action`. */
@@ -33,6 +42,15 @@ export interface LoadedArtifact {
   execute(action: string, input: ExecuteInput): Outcome;
   /** A fresh copy of the state of a subject that has no record yet. */
   defaultState(aggregate: string): State;
+  /**
+   * The state's bytes in this artifact's layout, valid only with the artifact that made them.
+   * Unused slot bytes are zero here, but after `executeEncoded` they may hold leftovers of longer
+   * earlier values: compare or hash decoded states, not these bytes.
+   */
+  encodeState(aggregate: string, state: State): Uint8Array;
+  decodeState(aggregate: string, bytes: Uint8Array): State;
+  /** `execute` with the state in and out as bytes from `encodeState` (null: the default state). */
+  executeEncoded(action: string, input: EncodedInput): EncodedOutcome;
 }
 
 interface Slot {
@@ -76,9 +94,27 @@ export function loadArtifact(artifact: { readonly schema: Schema | Uint8Array | 
     if (names.length === 1 && only !== undefined && !prepared.has(short)) prepared.set(short, prepared.get(only) as Prepared);
   }
 
-  function execute(action: string, input: ExecuteInput): Outcome {
+  const codecs = new Map(Object.entries(schema.aggregates).map(([name, agg]) => {
+    const at = layout.aggregates[name];
+    if (at === undefined) throw new Error(`schema has no layout for ${name}`);
+    const fields = agg.fields.map((f) => ({ name: f.name, at: layout.state + (at.fields[f.name] as number), write: writerFor(f.type, views, "state"), read: readerFor(f.type, views) }));
+    return [name, { size: at.size, fields }];
+  }));
+  const codecOf = (aggregate: string) => {
+    const c = codecs.get(aggregate);
+    if (c === undefined) throw new Error(`unknown aggregate ${aggregate}`);
+    return c;
+  };
+  const encodedDefaults = new Map<string, Uint8Array>();
+
+  function actionOf(action: string): Prepared {
     const p = prepared.get(action);
     if (p === undefined) throw new Error(`unknown action ${action}`);
+    return p;
+  }
+
+  /** Writes the arguments and the context the action reads; throws ArgumentError listing every problem. */
+  function writeInputs(p: Prepared, input: ExecuteInput | EncodedInput): void {
     const args = input.args ?? {};
     let problems: FieldProblem[] | null = null;
     for (const slot of p.params) {
@@ -96,18 +132,26 @@ export function loadArtifact(artifact: { readonly schema: Schema | Uint8Array | 
       if (message !== null) (problems ??= []).push({ field: "context.time", message });
     }
     if (problems !== null) throw new ArgumentError(problems);
+  }
 
+  function run(p: Prepared): Outcome | null {
+    const r = p.run();
+    if (r === 0) return null;
+    const refused = p.refusals[r - 1];
+    if (refused === undefined) throw new Error(`program returned unknown refusal ${r}`);
+    return refused;
+  }
+
+  function execute(action: string, input: ExecuteInput): Outcome {
+    const p = actionOf(action);
+    writeInputs(p, input);
     const state = input.state ?? (defaults.get(p.aggregate) as State);
     for (const slot of p.reads) {
       const message = slot.write(state[slot.name], slot.at);
       if (message !== null) throw new Error(`invalid state: ${slot.name} ${message}`);
     }
-    const r = p.run();
-    if (r !== 0) {
-      const refused = p.refusals[r - 1];
-      if (refused === undefined) throw new Error(`program returned unknown refusal ${r}`);
-      return refused;
-    }
+    const refused = run(p);
+    if (refused !== null) return refused;
     const next: State = {};
     for (const f of p.fields) {
       next[f.name] = f.read !== null ? f.read(f.at) : f.normalize !== null ? f.normalize(state[f.name]) : state[f.name];
@@ -121,7 +165,42 @@ export function loadArtifact(artifact: { readonly schema: Schema | Uint8Array | 
     return structuredClone(d);
   }
 
-  return { schema, actions: Object.keys(schema.actions), execute, defaultState };
+  function encodeState(aggregate: string, state: State): Uint8Array {
+    const c = codecOf(aggregate);
+    views.u8.fill(0, layout.state, layout.state + c.size);
+    for (const f of c.fields) {
+      const message = f.write(state[f.name], f.at);
+      if (message !== null) throw new Error(`invalid state: ${f.name} ${message}`);
+    }
+    return views.u8.slice(layout.state, layout.state + c.size);
+  }
+
+  function decodeState(aggregate: string, bytes: Uint8Array): State {
+    const c = codecOf(aggregate);
+    if (bytes.length !== c.size) throw new Error(`an encoded ${aggregate} state has ${c.size} bytes, not ${bytes.length}`);
+    views.u8.set(bytes, layout.state);
+    const state: State = {};
+    for (const f of c.fields) state[f.name] = f.read(f.at);
+    return state;
+  }
+
+  function executeEncoded(action: string, input: EncodedInput): EncodedOutcome {
+    const p = actionOf(action);
+    const c = codecOf(p.aggregate);
+    writeInputs(p, input);
+    let bytes = input.state ?? encodedDefaults.get(p.aggregate);
+    if (bytes === undefined) {
+      bytes = encodeState(p.aggregate, defaults.get(p.aggregate) as State);
+      encodedDefaults.set(p.aggregate, bytes);
+    }
+    if (bytes.length !== c.size) throw new Error(`an encoded ${p.aggregate} state has ${c.size} bytes, not ${bytes.length}`);
+    views.u8.set(bytes, layout.state);
+    const refused = run(p);
+    if (refused !== null) return refused as EncodedOutcome;
+    return { outcome: "accepted", state: views.u8.slice(layout.state, layout.state + c.size) };
+  }
+
+  return { schema, actions: Object.keys(schema.actions), execute, defaultState, encodeState, decodeState, executeEncoded };
 }
 
 function prepare(schema: Schema, name: string, action: SchemaAction, run: () => number, views: ReturnType<typeof viewsOf>): Prepared {
