@@ -87,7 +87,7 @@ function usedSize(fn: FnGen, t: Type, at: number): X {
 function checkArgument(fn: FnGen, t: Type, addr: () => X, param: string): X[] {
   const m = fn.m;
   if (t.kind === "Text") {
-    return [m.if(m.i32.gt_u(ld32(m, m.i32.add(addr(), m.i32.const(4))), m.i32.const(t.len)), fn.refuse(refusals.argumentTooLong(param, t.len)))];
+    return [m.if(m.i32.gt_u(m.i32.load(4, 4, addr()), m.i32.const(t.len)), fn.refuse(refusals.argumentTooLong(param, t.len)))];
   }
   if (t.kind !== "List") return [];
   const steps = [m.if(m.i32.gt_u(ld32(m, addr()), m.i32.const(t.cap)), fn.refuse(refusals.argumentListFull(param, t.cap)))];

@@ -7,7 +7,7 @@ import { parseDate } from "../dates.ts";
 import { assertNever, strideOf } from "../layout.ts";
 import { refusals } from "../refusals.ts";
 import type { X } from "./binaryen.ts";
-import { i32, i64 } from "./binaryen.ts";
+import { i32, i64, plus } from "./binaryen.ts";
 import type { FnGen } from "./context.ts";
 import { listContains, listRemove, textCmp } from "./helpers.ts";
 import { eqValues, layoutKey, ld32, loadValue, st32, storeValue, valType } from "./values.ts";
@@ -202,18 +202,18 @@ function concat(fn: FnGen, scope: Scope, left: Expr, right: Expr, type: Type & {
   const p = (): X => fn.arenaAddress(dst);
   return both(fn, scope, left, right, (a, b) => {
     const steps: X[] = [];
-    const cp = m.i32.add(ld32(m, m.i32.add(a(), m.i32.const(4))), ld32(m, m.i32.add(b(), m.i32.const(4))));
+    const cp = m.i32.add(m.i32.load(4, 4, a()), m.i32.load(4, 4, b()));
     if (ba + bb > type.len) {
       steps.push(m.if(m.i32.gt_u(cp, m.i32.const(type.len)), fn.refuse(refusals.textTooLong(fn.site, type.len))));
-      steps.push(m.i32.store(4, 4, p(), m.i32.add(ld32(m, m.i32.add(a(), m.i32.const(4))), ld32(m, m.i32.add(b(), m.i32.const(4))))));
+      steps.push(m.i32.store(4, 4, p(), m.i32.add(m.i32.load(4, 4, a()), m.i32.load(4, 4, b()))));
     } else {
       steps.push(m.i32.store(4, 4, p(), cp));
     }
     steps.push(
       m.local.set(n, ld32(m, a())),
       st32(m, p(), m.i32.add(m.local.get(n, i32), ld32(m, b()))),
-      m.memory.copy(m.i32.add(p(), m.i32.const(8)), m.i32.add(a(), m.i32.const(8)), m.local.get(n, i32)),
-      m.memory.copy(m.i32.add(p(), m.i32.add(m.local.get(n, i32), m.i32.const(8))), m.i32.add(b(), m.i32.const(8)), ld32(m, b())),
+      m.memory.copy(plus(m, p(), 8), plus(m, a(), 8), m.local.get(n, i32)),
+      m.memory.copy(m.i32.add(plus(m, p(), 8), m.local.get(n, i32)), plus(m, b(), 8), ld32(m, b())),
       p(),
     );
     return m.block(null, steps, i32);
@@ -238,7 +238,7 @@ function compileCall(fn: FnGen, scope: Scope, name: string, args: readonly Expr[
   const t0 = typeOf(first);
   if (name === "len") {
     const v = compileExpr(fn, scope, first);
-    if (t0.kind === "Text") return m.i64.extend_u(ld32(m, m.i32.add(v, m.i32.const(4))));
+    if (t0.kind === "Text") return m.i64.extend_u(m.i32.load(4, 4, v));
     if (t0.kind === "List") return m.i64.extend_u(ld32(m, v));
     throw new Error(`len of ${t0.kind}`);
   }
@@ -257,7 +257,7 @@ function compileCall(fn: FnGen, scope: Scope, name: string, args: readonly Expr[
       m.local.set(count, ld32(m, l())),
       m.if(m.i32.ge_u(m.local.get(count, i32), m.i32.const(type.cap)), fn.refuse(refusals.listFull(fn.site, type.cap))),
       storeValue(fn, t0, type, l(), p(), narrowing(fn)),
-      storeValue(fn, tx, type.element, x(), m.i32.add(p(), m.i32.add(m.i32.const(8), m.i32.mul(m.local.get(count, i32), m.i32.const(strideOf(type.element))))), narrowing(fn)),
+      storeValue(fn, tx, type.element, x(), m.i32.add(plus(m, p(), 8), m.i32.mul(m.local.get(count, i32), m.i32.const(strideOf(type.element)))), narrowing(fn)),
       st32(m, p(), m.i32.add(m.local.get(count, i32), m.i32.const(1))),
       p(),
     ], i32), i32);

@@ -111,7 +111,7 @@ export function storeValue(fn: FnGen, src: Type, dst: Type, value: X, addr: X, w
       const v = fn.hold(m, value, i32);
       const d = fn.hold(m, addr, i32);
       const steps = [...v.pre, ...d.pre];
-      if (src.len > dst.len) steps.push(m.if(m.i32.gt_u(ld32(m, m.i32.add(v.get(), m.i32.const(4))), m.i32.const(dst.len)), fn.refuse(why.tooLong(dst.len))));
+      if (src.len > dst.len) steps.push(m.if(m.i32.gt_u(m.i32.load(4, 4, v.get()), m.i32.const(dst.len)), fn.refuse(why.tooLong(dst.len))));
       steps.push(m.memory.copy(d.get(), v.get(), m.i32.add(ld32(m, v.get()), m.i32.const(8))));
       return m.block(null, steps);
     }

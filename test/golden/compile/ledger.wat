@@ -338,7 +338,10 @@
          (i64.const -1)
         )
         (then
-         (i32.const 0)
+         (i64.eq
+          (i64.const 2)
+          (i64.const -9223372036854775808)
+         )
         )
         (else
          (if (result i32)

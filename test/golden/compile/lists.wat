@@ -197,8 +197,8 @@
   (local $0 i32)
   (if
    (i32.gt_u
-    (i32.load
-     (i32.const 1380)
+    (i32.load offset=4
+     (i32.const 1376)
     )
     (i32.const 20)
    )
@@ -227,8 +227,8 @@
    (i32.eqz
     (i64.gt_s
      (i64.extend_i32_u
-      (i32.load
-       (i32.const 1380)
+      (i32.load offset=4
+       (i32.const 1376)
       )
      )
      (i64.const 0)
@@ -274,13 +274,10 @@
      )
      (memory.copy
       (i32.add
-       (i32.const 1480)
-       (i32.add
-        (i32.const 8)
-        (i32.mul
-         (local.get $0)
-         (i32.const 88)
-        )
+       (i32.const 1488)
+       (i32.mul
+        (local.get $0)
+        (i32.const 88)
        )
       )
       (i32.const 1376)
@@ -314,56 +311,50 @@
   (block
    (if
     (i32.gt_u
-     (i32.load
-      (i32.add
-       (local.tee $0
-        (block (result i32)
-         (i32.store offset=4
-          (i32.const 1752)
-          (i32.add
-           (i32.load
-            (i32.const 436)
-           )
-           (i32.load
-            (i32.const 1468)
-           )
+     (i32.load offset=4
+      (local.tee $0
+       (block (result i32)
+        (i32.store offset=4
+         (i32.const 1752)
+         (i32.add
+          (i32.load offset=4
+           (i32.const 432)
+          )
+          (i32.load offset=4
+           (i32.const 1464)
           )
          )
-         (i32.store
-          (i32.const 1752)
-          (i32.add
-           (local.tee $0
-            (i32.load
-             (i32.const 432)
-            )
-           )
+        )
+        (i32.store
+         (i32.const 1752)
+         (i32.add
+          (local.tee $0
            (i32.load
-            (i32.const 1464)
+            (i32.const 432)
            )
           )
-         )
-         (memory.copy
-          (i32.const 1760)
-          (i32.const 440)
-          (local.get $0)
-         )
-         (memory.copy
-          (i32.add
-           (i32.const 1752)
-           (i32.add
-            (local.get $0)
-            (i32.const 8)
-           )
-          )
-          (i32.const 1472)
           (i32.load
            (i32.const 1464)
           )
          )
-         (i32.const 1752)
         )
+        (memory.copy
+         (i32.const 1760)
+         (i32.const 440)
+         (local.get $0)
+        )
+        (memory.copy
+         (i32.add
+          (i32.const 1760)
+          (local.get $0)
+         )
+         (i32.const 1472)
+         (i32.load
+          (i32.const 1464)
+         )
+        )
+        (i32.const 1752)
        )
-       (i32.const 4)
       )
      )
      (i32.const 12)
@@ -647,8 +638,8 @@
   (local $0 i32)
   (if
    (i32.gt_u
-    (i32.load
-     (i32.const 1380)
+    (i32.load offset=4
+     (i32.const 1376)
     )
     (i32.const 20)
    )
@@ -858,13 +849,10 @@
      )
      (memory.copy
       (i32.add
-       (i32.const 1480)
-       (i32.add
-        (i32.const 8)
-        (i32.mul
-         (local.get $0)
-         (i32.const 132)
-        )
+       (i32.const 1488)
+       (i32.mul
+        (local.get $0)
+        (i32.const 132)
        )
       )
       (i32.const 16)

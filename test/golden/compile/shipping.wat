@@ -15,8 +15,8 @@
   (local $2 i32)
   (if
    (i32.gt_u
-    (i32.load
-     (i32.const 3204)
+    (i32.load offset=4
+     (i32.const 3200)
     )
     (i32.const 200)
    )
@@ -28,8 +28,8 @@
   )
   (if
    (i32.gt_u
-    (i32.load
-     (i32.const 4012)
+    (i32.load offset=4
+     (i32.const 4008)
     )
     (i32.const 100)
    )
