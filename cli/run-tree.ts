@@ -2,7 +2,8 @@
  * @module Running a process tree from the command line (`charter node`, `charter serve`): check the
  * data directory, take its lock, start the supervisor, print the URL, drain on SIGTERM/SIGINT.
  */
-import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
+import { makeDirsSync } from "../shared/make-dirs.ts";
 import { LogFile } from "../shared/log-file.ts";
 import { formatReadable, type LogRecord } from "../shared/log.ts";
 import { dataPaths, type Edition } from "../shared/worker/config.ts";
@@ -31,7 +32,7 @@ const usage = (edition: Edition) =>
 /** Fails with a one-line reason when `dir` cannot be created or written. */
 function ensureWritable(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirsSync(dir);
     if (!statSync(dir).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
     accessSync(dir, constants.W_OK | constants.R_OK | constants.X_OK);
   } catch (error) {

@@ -2,9 +2,10 @@
  * @module The log file: JSON lines appended to `DATA/logs/charter.log`, rotated when it passes a
  * size (charter.log → charter.log.1 → … → charter.log.N, the oldest dropped).
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { LogRecord } from "./log.ts";
+import { makeDirsSync } from "./make-dirs.ts";
 
 export interface LogFileOptions {
   readonly maxBytes?: number;
@@ -21,7 +22,7 @@ export class LogFile {
   #size: number;
 
   constructor(dir: string, options: LogFileOptions = {}) {
-    mkdirSync(dir, { recursive: true });
+    makeDirsSync(dir);
     this.#dir = dir;
     this.#path = join(dir, "charter.log");
     this.#maxBytes = options.maxBytes ?? 10 * 1024 * 1024;

@@ -21,18 +21,24 @@ export class LockHeldError extends Error {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether `pid` is a running process. A zombie (exited, not yet reaped by its new parent) is not. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true;
   }
 }
 
 /** Whether `pid` is a charter process (on Linux, by its command line); elsewhere, whether it lives. */
 function isCharter(pid: number): boolean {
-  if (!alive(pid)) return false;
+  if (!processAlive(pid)) return false;
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
     return /charter|workers[/\\]/.test(cmdline);
@@ -83,7 +89,7 @@ export class DataLock {
         }
       }
       const until = Date.now() + 2000;
-      while (leftovers.some(alive) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+      while (leftovers.some(processAlive) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
       rmSync(path, { force: true });
     }
     throw new Error(`could not take the lock ${path}`);

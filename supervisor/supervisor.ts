@@ -49,6 +49,7 @@ export class Supervisor {
   readonly #log: Logger;
   readonly #clock: Clock;
   #url: string | null = null;
+  #config: WorkerConfig;
   #shutdown: Promise<number> | null = null;
   #exit!: (code: number) => void;
   readonly #exited: Promise<number>;
@@ -58,6 +59,7 @@ export class Supervisor {
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
+    this.#config = options.config;
     this.#clock = options.clock ?? systemClock;
     this.#log = createLogger("supervisor", options.sink);
     this.#slots = options.specs.map((spec) => ({ spec, child: null, control: null, state: "stopped", startedAt: 0, history: emptyHistory, timer: null }));
@@ -104,7 +106,7 @@ export class Supervisor {
     const { spec } = slot;
     slot.timer = null;
     const child = fork(fileURLToPath(spec.entry), [], {
-      env: { ...process.env, ...configEnv(this.#options.config) },
+      env: { ...process.env, ...configEnv(this.#config) },
       stdio: ["ignore", "pipe", "pipe", "ipc"],
       execArgv: ["--disable-warning=ExperimentalWarning"],
     });
@@ -122,6 +124,9 @@ export class Supervisor {
     });
     control.onNotice("listening", ({ url }) => {
       this.#url = url;
+      // A restarted gateway must come back on the same address, even when port 0 picked it.
+      const port = Number(new URL(url).port);
+      if (this.#config.listen.port === 0 && port > 0) this.#config = { ...this.#config, listen: { ...this.#config.listen, port } };
       this.#checkReady();
     });
     control.onNotice("fatal", ({ message }) => void this.shutdown(1, `${spec.name}: ${message}`));

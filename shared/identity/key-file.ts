@@ -4,7 +4,8 @@
  * The node's own key lives at `DATA/node-key.jwk`.
  */
 import { randomBytes } from "node:crypto";
-import { chmod, link, mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { chmod, link, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { makeDirs } from "../make-dirs.ts";
 import { basename, dirname, join } from "node:path";
 import { fromPrivateJwk, generateKeyPair, toPrivateJwk, type KeyPair } from "./key-pair.ts";
 import { fail, ok, type Result } from "./result.ts";
@@ -84,7 +85,7 @@ export async function loadOrCreateNodeKey(dataDir: string): Promise<Result<KeyPa
   const existing = await loadKeyFile(path);
   if (existing.ok || existing.error.code !== "key_file_missing") return existing;
   try {
-    if (await makeDirectories(dataDir)) await chmod(dataDir, 0o700);
+    if (await makeDirs(dataDir)) await chmod(dataDir, 0o700);
   } catch (error) {
     return fail({ code: "key_file_unwritable", message: `cannot create data directory ${dataDir}: ${describe(error)}`, path });
   }
@@ -94,28 +95,6 @@ export async function loadOrCreateNodeKey(dataDir: string): Promise<Result<KeyPa
   // Another process created the key between our read and our write: use theirs, there is one node identity.
   if (saved.error.code === "key_file_exists") return loadKeyFile(path);
   return saved;
-}
-
-/**
- * `mkdir -p` with mode 0700; whether `path` itself was created. Not `mkdir({recursive})`: Node 24's
- * recursive mkdir spins forever where mkdir answers ENOENT under an existing parent (e.g. /proc/x).
- */
-async function makeDirectories(path: string): Promise<boolean> {
-  try {
-    await mkdir(path, { mode: 0o700 });
-    return true;
-  } catch (error) {
-    if (errno(error) === "EEXIST") return false;
-    if (errno(error) !== "ENOENT" || dirname(path) === path) throw error;
-  }
-  await makeDirectories(dirname(path));
-  try {
-    await mkdir(path, { mode: 0o700 });
-    return true;
-  } catch (error) {
-    if (errno(error) === "EEXIST") return false; // a racing process made it first
-    throw error;
-  }
 }
 
 async function syncDirectory(path: string): Promise<void> {

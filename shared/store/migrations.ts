@@ -62,11 +62,18 @@ export function schemaVersion(db: DatabaseSync): number {
   return row.user_version;
 }
 
-/** Applies every pending migration in one transaction; returns the versions applied. */
-export function migrate(db: DatabaseSync, list: readonly Migration[] = migrations): number[] {
+/** Throws StoreTooNewError when the store's schema is newer than `list` knows; changes nothing. */
+export function assertNotNewer(db: DatabaseSync, list: readonly Migration[] = migrations): void {
   const newest = list.at(-1)?.version ?? 0;
   const current = schemaVersion(db);
   if (current > newest) throw new StoreTooNewError(current, newest);
+}
+
+/** Applies every pending migration in one transaction; returns the versions applied. */
+export function migrate(db: DatabaseSync, list: readonly Migration[] = migrations): number[] {
+  assertNotNewer(db, list);
+  const newest = list.at(-1)?.version ?? 0;
+  const current = schemaVersion(db);
   const pending = list.filter((m) => m.version > current);
   if (pending.length === 0) return [];
   transaction(db, () => {

@@ -8,11 +8,19 @@ import { DatabaseSync } from "node:sqlite";
 export interface OpenOptions {
   readonly readOnly?: boolean;
   readonly synchronous?: "FULL" | "NORMAL" | "OFF";
+  /** Runs before anything is changed (even the journal mode); a throw closes the file untouched. */
+  readonly check?: (db: DatabaseSync) => void;
 }
 
 /** Opens `path` with the pragmas every Charter connection uses. */
 export function openDatabase(path: string, options: OpenOptions = {}): DatabaseSync {
   const db = new DatabaseSync(path, { readOnly: options.readOnly ?? false, timeout: 5000 });
+  try {
+    options.check?.(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   // Reads must not wait for a writer and writers must not block readers: WAL for both sides.
   if (!options.readOnly) {
     db.exec("PRAGMA journal_mode = WAL");

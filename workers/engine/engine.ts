@@ -2,13 +2,13 @@
  * @module The engine worker: opens the store as its only writer (migrating it first), and serves
  * the engine channel to the other workers over a Unix socket in the data directory.
  */
-import { mkdirSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { Channel } from "../../shared/channel/channel.ts";
 import { listenChannels } from "../../shared/channel/socket.ts";
 import { Journal } from "../../shared/journal.ts";
+import { makeDirsSync } from "../../shared/make-dirs.ts";
 import type { EngineRequests } from "../../shared/protocol/engine.ts";
-import { migrate, StoreTooNewError } from "../../shared/store/migrations.ts";
+import { assertNotNewer, migrate, StoreTooNewError } from "../../shared/store/migrations.ts";
 import { openDatabase } from "../../shared/store/open.ts";
 import { dataPaths } from "../../shared/worker/config.ts";
 import { FatalError } from "../../shared/worker/fatal.ts";
@@ -17,16 +17,16 @@ import { serveEngineRequests } from "./requests.ts";
 
 export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   const paths = dataPaths(ctx.config.dataDir);
-  mkdirSync(paths.run, { recursive: true, mode: 0o700 });
-  const db = openDatabase(paths.store);
+  makeDirsSync(paths.run);
+  let db;
   try {
-    const applied = migrate(db);
-    if (applied.length > 0) ctx.log.info("store migrated", { versions: applied });
+    db = openDatabase(paths.store, { check: assertNotNewer });
   } catch (error) {
-    db.close();
     if (error instanceof StoreTooNewError) throw new FatalError(error.message);
     throw error;
   }
+  const applied = migrate(db);
+  if (applied.length > 0) ctx.log.info("store migrated", { versions: applied });
   const journal = new Journal(db);
   const channels = new Set<Channel<Record<string, never>, EngineRequests>>();
   const server = await listenChannels<Record<string, never>, EngineRequests>(paths.engineSocket, (channel) => {
