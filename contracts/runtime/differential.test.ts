@@ -7,64 +7,18 @@
 import { deepStrictEqual } from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import type { Type } from "../ast.ts";
 import { compileChecked } from "../compile.ts";
-import { formatDate } from "../dates.ts";
 import { createInterpreter } from "../interpreter/interpreter.ts";
+import { DIDS, INT64_MAX, INT64_MIN, record } from "../testing/arbitraries.ts";
 import { FIELDS, PARAMS, randomContract } from "../testing/random-contract.ts";
 import { loadArtifact } from "./load-artifact.ts";
 import type { ExecuteInput, Outcome, State } from "./load-artifact.ts";
-
-const DIDS = ["did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", "did:key:z6MkjchhfUsD6mmvni8mCdXHw216Xrm9bQe2mBH1P5RDjVJG", "did:key:z6Mkf5rGMoatrSj1f4CyvuHBeXJELe9RPdzo2PKGNCKVtZxP"];
-const MAX = 2n ** 63n - 1n;
-const MIN = -(2n ** 63n);
-
-/** Ints as a caller may send them: small, near the float-safe edge, near ±2^63, as number, bigint or string. */
-const intValue = fc.oneof(
-  fc.integer({ min: -12, max: 12 }),
-  fc.constantFrom(2 ** 53 - 1, -(2 ** 53 - 1), 3037000499, 3037000500, 4294967296),
-  fc.constantFrom(MAX, MIN, MAX - 1n, MIN + 1n, 2n ** 62n, -(2n ** 62n), 2n ** 53n).map((n) => (n % 2n === 0n ? n : n.toString())),
-  fc.bigInt({ min: MIN, max: MAX }).map(String),
-);
-
-const CHARS = ["a", "b", "z", "é", "ß", "€", "ｚ", "😀", "𝄞"];
-const textValue = (max: number) => fc.array(fc.constantFrom(...CHARS), { maxLength: max }).map((cs) => cs.join(""));
-
-/** A value of type `t`; `slack` lets texts and lists run past their bounds (arguments only). */
-function valueOf(t: Type, slack: number): fc.Arbitrary<unknown> {
-  switch (t.kind) {
-    case "Int":
-      return intValue;
-    case "Bool":
-      return fc.boolean();
-    case "Date":
-      return fc.integer({ min: -1000, max: 30000 }).map(formatDate);
-    case "Enum":
-      return fc.constantFrom(...t.values);
-    case "Text":
-      return textValue(t.len + slack);
-    case "Identity":
-      return fc.constantFrom(null, ...DIDS);
-    case "Ref":
-      return fc.constantFrom(null, "thing-1", "thing-2");
-    case "List":
-      return fc.array(valueOf(t.element, slack), { maxLength: t.cap + slack });
-    case "Vector":
-      return fc.constantFrom(null, [0.5, -2], [0.1, 1e10]);
-    case "Float":
-      throw new Error("no Float values in actions");
-  }
-}
-
-/** Field values within bounds, or (for arguments, now and then) past them. */
-const record = (items: readonly (readonly [string, Type])[], slack: number) =>
-  fc.record(Object.fromEntries(items.map(([n, t]) => [n, slack === 0 ? valueOf(t, 0) : fc.oneof({ arbitrary: valueOf(t, 0), weight: 12 }, { arbitrary: valueOf(t, slack), weight: 1 })])));
 
 const input: fc.Arbitrary<ExecuteInput & { action: number }> = fc.record({
   action: fc.nat(3),
   state: record(FIELDS, 0),
   args: record(PARAMS, 2),
-  context: fc.record({ signer: fc.constantFrom(null, ...DIDS), time: fc.oneof(fc.nat(), fc.constantFrom(MAX.toString(), MIN.toString())) }),
+  context: fc.record({ signer: fc.constantFrom(null, ...DIDS), time: fc.oneof(fc.nat(), fc.constantFrom(INT64_MAX.toString(), INT64_MIN.toString())) }),
 });
 
 function safely(run: () => Outcome): Outcome | { threw: string } {
