@@ -37,6 +37,9 @@ export const PARAMS: readonly (readonly [string, Type])[] = [
   ["pid", T.identity],
   ["pr", T.ref("Thing")],
   ["pl", T.list(T.int, 2)],
+  // Wider than the fields they may be assigned to: exercises the narrowing copies.
+  ["pl5", T.list(T.int, 5)],
+  ["plt", T.list(T.text(6), 2)],
 ];
 
 const INT_LITERALS = ["0", "1", "-1", "2", "7", "100", "3037000500", "4611686018427387904", "9223372036854775807", "-9223372036854775807"];
@@ -154,7 +157,9 @@ class Gen {
       case "ref":
         return this.int(2) === 0 ? this.field("ref") : this.param("pr");
       case "li":
+        return this.int(4) === 0 ? this.param("pl5") : this.listExpr(field, 2);
       case "lt":
+        return this.int(4) === 0 ? this.param("plt") : this.listExpr(field, 2);
       case "lid":
         return this.listExpr(field, 2);
       case "v":
