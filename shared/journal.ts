@@ -41,6 +41,8 @@ export interface JournalStats {
   readonly dead: number;
 }
 
+const LAST_ATTEMPT_LOST = "its holder stopped (died or lease expired) during the last attempt";
+
 interface Row {
   id: number;
   topic: string;
@@ -65,6 +67,7 @@ export class Journal {
   readonly #current: StatementSync;
   readonly #release: StatementSync;
   readonly #exhausted: StatementSync;
+  readonly #exhaustedBy: StatementSync;
   readonly #claims = new Map<number, StatementSync>();
 
   constructor(db: DatabaseSync, clock: Clock = systemClock, options: JournalOptions = {}) {
@@ -96,7 +99,11 @@ export class Journal {
     // so an entry that crashes every worker that takes it cannot loop forever.
     this.#exhausted = db.prepare(
       "UPDATE journal SET state = 'dead', done_at = ?, last_error = ?, claimed_by = NULL, lease_until = NULL " +
-        "WHERE state = 'claimed' AND attempts >= max_attempts AND (lease_until <= ? OR claimed_by = ?)",
+        "WHERE state = 'claimed' AND lease_until <= ? AND attempts >= max_attempts",
+    );
+    this.#exhaustedBy = db.prepare(
+      "UPDATE journal SET state = 'dead', done_at = ?, last_error = ?, claimed_by = NULL, lease_until = NULL " +
+        "WHERE state = 'claimed' AND claimed_by = ? AND attempts >= max_attempts",
     );
   }
 
@@ -121,8 +128,10 @@ export class Journal {
   claim(claimant: string, topics: readonly string[], limit: number, leaseMs = this.#leaseMs): JournalEntry[] {
     if (topics.length === 0 || limit <= 0) return [];
     const now = this.#clock.now();
-    this.#exhausted.run(now, "its holder stopped (died or lease expired) during the last attempt", now, null);
-    const rows = this.#claimStatement(topics.length).all(claimant, now + leaseMs, ...topics, now, now, limit) as unknown as Row[];
+    const rows = transaction(this.#db, () => {
+      this.#exhausted.run(now, LAST_ATTEMPT_LOST, now);
+      return this.#claimStatement(topics.length).all(claimant, now + leaseMs, ...topics, now, now, limit) as unknown as Row[];
+    });
     return rows
       .sort((a, b) => a.id - b.id)
       .map((r) => ({ id: r.id, topic: r.topic, key: r.key, payload: JSON.parse(r.payload) as unknown, attempts: r.attempts }));
@@ -155,7 +164,7 @@ export class Journal {
   release(claimant: string): number {
     const now = this.#clock.now();
     return transaction(this.#db, () => {
-      const dead = this.#exhausted.run(now, "its holder stopped (died or lease expired) during the last attempt", Number.MIN_SAFE_INTEGER, claimant).changes;
+      const dead = this.#exhaustedBy.run(now, LAST_ATTEMPT_LOST, claimant).changes;
       return Number(dead) + Number(this.#release.run(claimant).changes);
     });
   }
@@ -186,7 +195,7 @@ export class Journal {
       statement = this.#db.prepare(
         `UPDATE journal SET state = 'claimed', claimed_by = ?, lease_until = ?, attempts = attempts + 1
          WHERE id IN (
-           SELECT id FROM journal WHERE topic IN (${marks})
+           SELECT id FROM journal WHERE topic IN (${marks}) AND state IN ('ready', 'claimed')
              AND ((state = 'ready' AND available_at <= ?) OR (state = 'claimed' AND lease_until <= ?))
            ORDER BY id LIMIT ?)
          RETURNING id, topic, key, payload, attempts`,

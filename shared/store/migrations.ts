@@ -35,8 +35,9 @@ export const migrations: readonly Migration[] = [
         done_at INTEGER
       );
       CREATE UNIQUE INDEX journal_topic_key ON journal (topic, key) WHERE key IS NOT NULL;
-      CREATE INDEX journal_due ON journal (topic, state, available_at, id);
+      CREATE INDEX journal_pending ON journal (topic, id) WHERE state IN ('ready', 'claimed');
       CREATE INDEX journal_claims ON journal (claimed_by) WHERE state = 'claimed';
+      CREATE INDEX journal_leases ON journal (lease_until) WHERE state = 'claimed';
       CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
     `,
   },
