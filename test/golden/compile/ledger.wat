@@ -237,6 +237,7 @@
  )
  (func $Account.Move (result i32)
   (local $0 i64)
+  (local $1 i64)
   (if
    (i32.eqz
     (i32.load
@@ -264,30 +265,35 @@
   )
   (if
    (i32.eqz
-    (i64.eq
-     (block (result i64)
-      (if
-       (i64.eqz
+    (block (result i32)
+     (local.set $0
+      (block (result i64)
+       (if
+        (i64.eqz
+         (i64.load
+          (i32.const 808)
+         )
+        )
+        (then
+         (return
+          (i32.const 3)
+         )
+        )
+       )
+       (i64.rem_s
+        (i64.load
+         (i32.const 800)
+        )
         (i64.load
          (i32.const 808)
         )
        )
-       (then
-        (return
-         (i32.const 3)
-        )
-       )
-      )
-      (i64.rem_s
-       (i64.load
-        (i32.const 800)
-       )
-       (i64.load
-        (i32.const 808)
-       )
       )
      )
-     (i64.const 0)
+     (i64.eq
+      (local.get $0)
+      (i64.const 0)
+     )
     )
    )
    (then
@@ -298,82 +304,91 @@
   )
   (if
    (i32.eqz
-    (i64.lt_s
-     (block (result i64)
-      (if
-       (i64.eq
-        (local.tee $0
-         (i64.load
-          (i32.const 800)
+    (block (result i32)
+     (local.set $0
+      (block (result i64)
+       (local.set $0
+        (i64.load
+         (i32.const 800)
+        )
+       )
+       (if
+        (i64.eq
+         (local.get $0)
+         (i64.const -9223372036854775808)
+        )
+        (then
+         (return
+          (i32.const 5)
          )
         )
-        (i64.const -9223372036854775808)
        )
-       (then
-        (return
-         (i32.const 5)
-        )
+       (i64.sub
+        (i64.const 0)
+        (local.get $0)
        )
-      )
-      (i64.sub
-       (i64.const 0)
-       (local.get $0)
       )
      )
-     (block (result i64)
-      (local.set $0
-       (i64.mul
-        (i64.load
-         (i32.const 168)
-        )
-        (i64.const 2)
-       )
-      )
-      (if
-       (if (result i32)
-        (i64.eq
+     (local.set $1
+      (block (result i64)
+       (local.set $1
+        (i64.mul
          (i64.load
           (i32.const 168)
          )
-         (i64.const -1)
+         (i64.const 2)
+        )
+       )
+       (if
+        (if (result i32)
+         (i64.eq
+          (i64.load
+           (i32.const 168)
+          )
+          (i64.const -1)
+         )
+         (then
+          (i64.eq
+           (i64.const 2)
+           (i64.const -9223372036854775808)
+          )
+         )
+         (else
+          (if (result i32)
+           (i64.eqz
+            (i64.load
+             (i32.const 168)
+            )
+           )
+           (then
+            (i32.const 0)
+           )
+           (else
+            (i64.ne
+             (i64.div_s
+              (local.get $1)
+              (i64.load
+               (i32.const 168)
+              )
+             )
+             (i64.const 2)
+            )
+           )
+          )
+         )
         )
         (then
-         (i64.eq
-          (i64.const 2)
-          (i64.const -9223372036854775808)
-         )
-        )
-        (else
-         (if (result i32)
-          (i64.eqz
-           (i64.load
-            (i32.const 168)
-           )
-          )
-          (then
-           (i32.const 0)
-          )
-          (else
-           (i64.ne
-            (i64.div_s
-             (local.get $0)
-             (i64.load
-              (i32.const 168)
-             )
-            )
-            (i64.const 2)
-           )
-          )
+         (return
+          (i32.const 5)
          )
         )
        )
-       (then
-        (return
-         (i32.const 5)
-        )
-       )
+       (local.get $1)
       )
+     )
+     (i64.lt_s
       (local.get $0)
+      (local.get $1)
      )
     )
    )
@@ -383,9 +398,16 @@
     )
    )
   )
-  (i64.store
-   (i32.const 168)
+  (local.set $0
    (block (result i64)
+    (local.set $0
+     (i64.add
+      (i64.load
+       (i32.const 168)
+      )
+      (i64.const 5)
+     )
+    )
     (if
      (i64.lt_s
       (i64.and
@@ -393,14 +415,7 @@
         (i64.load
          (i32.const 168)
         )
-        (local.tee $0
-         (i64.add
-          (i64.load
-           (i32.const 168)
-          )
-          (i64.const 5)
-         )
-        )
+        (local.get $0)
        )
        (i64.xor
         (i64.const 5)
@@ -418,10 +433,16 @@
     (local.get $0)
    )
   )
+  (i64.store
+   (i32.const 168)
+   (local.get $0)
+  )
   (i32.const 0)
  )
  (func $Account.Split (result i32)
   (local $0 i64)
+  (local $1 i64)
+  (local $2 i32)
   (if
    (i32.eqz
     (i32.load
@@ -449,51 +470,56 @@
   )
   (if
    (i32.eqz
-    (i64.gt_s
-     (block (result i64)
-      (if
-       (i64.eqz
+    (block (result i32)
+     (local.set $0
+      (block (result i64)
+       (if
+        (i64.eqz
+         (i64.load
+          (i32.const 808)
+         )
+        )
+        (then
+         (return
+          (i32.const 3)
+         )
+        )
+       )
+       (if
+        (i32.and
+         (i64.eq
+          (i64.load
+           (i32.const 800)
+          )
+          (i64.const -9223372036854775808)
+         )
+         (i64.eq
+          (i64.load
+           (i32.const 808)
+          )
+          (i64.const -1)
+         )
+        )
+        (then
+         (return
+          (i32.const 4)
+         )
+        )
+       )
+       (i64.div_s
+        (i64.load
+         (i32.const 800)
+        )
         (i64.load
          (i32.const 808)
         )
        )
-       (then
-        (return
-         (i32.const 3)
-        )
-       )
-      )
-      (if
-       (i32.and
-        (i64.eq
-         (i64.load
-          (i32.const 800)
-         )
-         (i64.const -9223372036854775808)
-        )
-        (i64.eq
-         (i64.load
-          (i32.const 808)
-         )
-         (i64.const -1)
-        )
-       )
-       (then
-        (return
-         (i32.const 4)
-        )
-       )
-      )
-      (i64.div_s
-       (i64.load
-        (i32.const 800)
-       )
-       (i64.load
-        (i32.const 808)
-       )
       )
      )
-     (i64.const 0)
+     (i64.gt_s
+      (local.get $0)
+      (i64.const 0)
+     )
     )
    )
    (then
@@ -517,8 +543,7 @@
     )
    )
   )
-  (i64.store
-   (i32.const 168)
+  (local.set $0
    (block (result i64)
     (local.set $0
      (block (result i64)
@@ -566,6 +591,14 @@
      )
     )
     (block (result i64)
+     (local.set $1
+      (i64.sub
+       (i64.load
+        (i32.const 168)
+       )
+       (local.get $0)
+      )
+     )
      (if
       (i64.lt_s
        (i64.and
@@ -579,14 +612,7 @@
          (i64.load
           (i32.const 168)
          )
-         (local.tee $0
-          (i64.sub
-           (i64.load
-            (i32.const 168)
-           )
-           (local.get $0)
-          )
-         )
+         (local.get $1)
         )
        )
        (i64.const 0)
@@ -597,13 +623,20 @@
        )
       )
      )
-     (local.get $0)
+     (local.get $1)
     )
    )
   )
+  (local.set $2
+   (i32.const 1)
+  )
+  (i64.store
+   (i32.const 168)
+   (local.get $0)
+  )
   (i32.store
    (i32.const 160)
-   (i32.const 1)
+   (local.get $2)
   )
   (i32.const 0)
  )

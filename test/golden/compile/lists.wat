@@ -195,6 +195,8 @@
  )
  (func $Shelf.Add (result i32)
   (local $0 i32)
+  (local $1 i32)
+  (local $2 i64)
   (if
    (i32.gt_u
     (i32.load offset=4
@@ -225,13 +227,18 @@
   )
   (if
    (i32.eqz
-    (i64.gt_s
-     (i64.extend_i32_u
-      (i32.load offset=4
-       (i32.const 1376)
+    (block (result i32)
+     (local.set $2
+      (i64.extend_i32_u
+       (i32.load offset=4
+        (i32.const 1376)
+       )
       )
      )
-     (i64.const 0)
+     (i64.gt_s
+      (local.get $2)
+      (i64.const 0)
+     )
     )
    )
    (then
@@ -240,17 +247,17 @@
     )
    )
   )
-  (memory.copy
-   (i32.const 768)
-   (local.tee $0
+  (block
+   (local.set $0
     (block (result i32)
+     (local.set $0
+      (i32.load
+       (i32.const 160)
+      )
+     )
      (if
       (i32.ge_u
-       (local.tee $0
-        (i32.load
-         (i32.const 160)
-        )
-       )
+       (local.get $0)
        (i32.const 3)
       )
       (then
@@ -259,33 +266,43 @@
        )
       )
      )
-     (memory.copy
-      (i32.const 1480)
-      (i32.const 160)
-      (i32.add
-       (i32.const 8)
-       (i32.mul
-        (i32.load
-         (i32.const 160)
+     (block
+      (local.set $1
+       (i32.load
+        (i32.const 160)
+       )
+      )
+      (memory.copy
+       (i32.const 1480)
+       (i32.const 160)
+       (i32.add
+        (i32.const 8)
+        (i32.mul
+         (local.get $1)
+         (i32.const 88)
         )
-        (i32.const 88)
        )
       )
      )
-     (memory.copy
-      (i32.add
-       (i32.const 1488)
-       (i32.mul
-        (local.get $0)
-        (i32.const 88)
+     (block
+      (local.set $1
+       (i32.add
+        (i32.const 1488)
+        (i32.mul
+         (local.get $0)
+         (i32.const 88)
+        )
        )
       )
-      (i32.const 1376)
-      (i32.add
-       (i32.load
-        (i32.const 1376)
+      (memory.copy
+       (local.get $1)
+       (i32.const 1376)
+       (i32.add
+        (i32.load
+         (i32.const 1376)
+        )
+        (i32.const 8)
        )
-       (i32.const 8)
       )
      )
      (i32.store
@@ -298,64 +315,73 @@
      (i32.const 1480)
     )
    )
-   (i32.add
-    (i32.const 8)
-    (i32.mul
-     (i32.load
-      (local.get $0)
+   (local.set $1
+    (i32.load
+     (local.get $0)
+    )
+   )
+   (memory.copy
+    (i32.const 768)
+    (local.get $0)
+    (i32.add
+     (i32.const 8)
+     (i32.mul
+      (local.get $1)
+      (i32.const 88)
      )
-     (i32.const 88)
     )
    )
   )
   (block
+   (local.set $0
+    (block (result i32)
+     (i32.store offset=4
+      (i32.const 1752)
+      (i32.add
+       (i32.load offset=4
+        (i32.const 432)
+       )
+       (i32.load offset=4
+        (i32.const 1464)
+       )
+      )
+     )
+     (local.set $0
+      (i32.load
+       (i32.const 432)
+      )
+     )
+     (i32.store
+      (i32.const 1752)
+      (i32.add
+       (local.get $0)
+       (i32.load
+        (i32.const 1464)
+       )
+      )
+     )
+     (memory.copy
+      (i32.const 1760)
+      (i32.const 440)
+      (local.get $0)
+     )
+     (memory.copy
+      (i32.add
+       (i32.const 1760)
+       (local.get $0)
+      )
+      (i32.const 1472)
+      (i32.load
+       (i32.const 1464)
+      )
+     )
+     (i32.const 1752)
+    )
+   )
    (if
     (i32.gt_u
      (i32.load offset=4
-      (local.tee $0
-       (block (result i32)
-        (i32.store offset=4
-         (i32.const 1752)
-         (i32.add
-          (i32.load offset=4
-           (i32.const 432)
-          )
-          (i32.load offset=4
-           (i32.const 1464)
-          )
-         )
-        )
-        (i32.store
-         (i32.const 1752)
-         (i32.add
-          (local.tee $0
-           (i32.load
-            (i32.const 432)
-           )
-          )
-          (i32.load
-           (i32.const 1464)
-          )
-         )
-        )
-        (memory.copy
-         (i32.const 1760)
-         (i32.const 440)
-         (local.get $0)
-        )
-        (memory.copy
-         (i32.add
-          (i32.const 1760)
-          (local.get $0)
-         )
-         (i32.const 1472)
-         (i32.load
-          (i32.const 1464)
-         )
-        )
-        (i32.const 1752)
-       )
-      )
+      (local.get $0)
      )
      (i32.const 12)
     )
@@ -636,6 +662,7 @@
  )
  (func $Shelf.Drop (result i32)
   (local $0 i32)
+  (local $1 i32)
   (if
    (i32.gt_u
     (i32.load offset=4
@@ -662,41 +689,53 @@
     )
    )
   )
-  (memory.copy
-   (i32.const 768)
-   (local.tee $0
+  (block
+   (local.set $0
     (call $list_remove_l3_t20__t20
      (i32.const 160)
      (i32.const 1376)
      (i32.const 1480)
     )
    )
-   (i32.add
-    (i32.const 8)
-    (i32.mul
-     (i32.load
-      (local.get $0)
+   (local.set $1
+    (i32.load
+     (local.get $0)
+    )
+   )
+   (memory.copy
+    (i32.const 768)
+    (local.get $0)
+    (i32.add
+     (i32.const 8)
+     (i32.mul
+      (local.get $1)
+      (i32.const 88)
      )
-     (i32.const 88)
     )
    )
   )
-  (memory.copy
-   (i32.const 1096)
-   (local.tee $0
+  (block
+   (local.set $0
     (call $list_remove_l2_id__id
      (i32.const 488)
      (i32.const 16)
      (i32.const 1752)
     )
    )
-   (i32.add
-    (i32.const 8)
-    (i32.mul
-     (i32.load
-      (local.get $0)
+   (local.set $1
+    (i32.load
+     (local.get $0)
+    )
+   )
+   (memory.copy
+    (i32.const 1096)
+    (local.get $0)
+    (i32.add
+     (i32.const 8)
+     (i32.mul
+      (local.get $1)
+      (i32.const 132)
      )
-     (i32.const 132)
     )
    )
   )
@@ -785,18 +824,24 @@
   (i32.const 0)
  )
  (func $Shelf.Read (result i32)
-  (local $0 i32)
-  (local $1 i64)
+  (local $0 i64)
+  (local $1 i32)
+  (local $2 i32)
   (if
    (i32.eqz
     (if (result i32)
-     (i64.lt_s
-      (i64.extend_i32_u
-       (i32.load
-        (i32.const 488)
+     (block (result i32)
+      (local.set $0
+       (i64.extend_i32_u
+        (i32.load
+         (i32.const 488)
+        )
        )
       )
-      (i64.const 2)
+      (i64.lt_s
+       (local.get $0)
+       (i64.const 2)
+      )
      )
      (then
       (i32.const 1)
@@ -815,17 +860,17 @@
     )
    )
   )
-  (memory.copy
-   (i32.const 1096)
-   (local.tee $0
+  (block
+   (local.set $1
     (block (result i32)
+     (local.set $1
+      (i32.load
+       (i32.const 488)
+      )
+     )
      (if
       (i32.ge_u
-       (local.tee $0
-        (i32.load
-         (i32.const 488)
-        )
-       )
+       (local.get $1)
        (i32.const 2)
       )
       (then
@@ -834,16 +879,21 @@
        )
       )
      )
-     (memory.copy
-      (i32.const 1480)
-      (i32.const 488)
-      (i32.add
-       (i32.const 8)
-       (i32.mul
-        (i32.load
-         (i32.const 488)
+     (block
+      (local.set $2
+       (i32.load
+        (i32.const 488)
+       )
+      )
+      (memory.copy
+       (i32.const 1480)
+       (i32.const 488)
+       (i32.add
+        (i32.const 8)
+        (i32.mul
+         (local.get $2)
+         (i32.const 132)
         )
-        (i32.const 132)
        )
       )
      )
@@ -851,7 +901,7 @@
       (i32.add
        (i32.const 1488)
        (i32.mul
-        (local.get $0)
+        (local.get $1)
         (i32.const 132)
        )
       )
@@ -861,50 +911,63 @@
      (i32.store
       (i32.const 1480)
       (i32.add
-       (local.get $0)
+       (local.get $1)
        (i32.const 1)
       )
      )
      (i32.const 1480)
     )
    )
-   (i32.add
-    (i32.const 8)
-    (i32.mul
-     (i32.load
-      (local.get $0)
+   (local.set $2
+    (i32.load
+     (local.get $1)
+    )
+   )
+   (memory.copy
+    (i32.const 1096)
+    (local.get $1)
+    (i32.add
+     (i32.const 8)
+     (i32.mul
+      (local.get $2)
+      (i32.const 132)
      )
-     (i32.const 132)
     )
    )
   )
-  (if
-   (i64.lt_s
-    (i64.and
-     (i64.xor
+  (local.set $0
+   (block (result i64)
+    (local.set $0
+     (i64.add
       (i64.load
        (i32.const 760)
       )
-      (local.tee $1
-       (i64.add
+      (i64.const 1)
+     )
+    )
+    (if
+     (i64.lt_s
+      (i64.and
+       (i64.xor
         (i64.load
          (i32.const 760)
         )
+        (local.get $0)
+       )
+       (i64.xor
         (i64.const 1)
+        (local.get $0)
        )
       )
+      (i64.const 0)
      )
-     (i64.xor
-      (i64.const 1)
-      (local.get $1)
+     (then
+      (return
+       (i32.const 3)
+      )
      )
     )
-    (i64.const 0)
-   )
-   (then
-    (return
-     (i32.const 3)
-    )
+    (local.get $0)
    )
   )
   (memory.copy
@@ -922,7 +985,7 @@
   )
   (i64.store
    (i32.const 760)
-   (local.get $1)
+   (local.get $0)
   )
   (i32.const 0)
  )

@@ -10,9 +10,10 @@
  (export "Order.Pay" (func $Order.Pay))
  (export "Order.Ship" (func $Order.Ship))
  (func $Order.Request (result i32)
-  (local $0 i64)
+  (local $0 i32)
   (local $1 i64)
-  (local $2 i32)
+  (local $2 i64)
+  (local $3 i32)
   (if
    (i32.gt_u
     (i32.load offset=4
@@ -84,6 +85,9 @@
     )
    )
   )
+  (local.set $0
+   (i32.const 1)
+  )
   (memory.copy
    (i32.const 1684)
    (i32.const 3200)
@@ -104,17 +108,17 @@
     (i32.const 8)
    )
   )
-  (local.set $0
+  (local.set $1
    (i64.load
     (i32.const 4416)
    )
   )
-  (local.set $1
+  (local.set $2
    (i64.load
     (i32.const 4424)
    )
   )
-  (local.set $2
+  (local.set $3
    (i32.load
     (i32.const 4432)
    )
@@ -126,7 +130,7 @@
   )
   (i32.store
    (i32.const 160)
-   (i32.const 1)
+   (local.get $0)
   )
   (memory.copy
    (i32.const 164)
@@ -150,15 +154,15 @@
   )
   (i64.store
    (i32.const 1384)
-   (local.get $0)
+   (local.get $1)
   )
   (i64.store
    (i32.const 1392)
-   (local.get $1)
+   (local.get $2)
   )
   (i32.store
    (i32.const 1412)
-   (local.get $2)
+   (local.get $3)
   )
   (memory.copy
    (i32.const 1416)
@@ -201,9 +205,16 @@
     )
    )
   )
-  (i64.store
-   (i32.const 1400)
+  (local.set $0
    (block (result i64)
+    (local.set $0
+     (i64.add
+      (i64.load
+       (i32.const 1400)
+      )
+      (i64.const 1)
+     )
+    )
     (if
      (i64.lt_s
       (i64.and
@@ -211,14 +222,7 @@
         (i64.load
          (i32.const 1400)
         )
-        (local.tee $0
-         (i64.add
-          (i64.load
-           (i32.const 1400)
-          )
-          (i64.const 1)
-         )
-        )
+        (local.get $0)
        )
        (i64.xor
         (i64.const 1)
@@ -235,6 +239,10 @@
     )
     (local.get $0)
    )
+  )
+  (i64.store
+   (i32.const 1400)
+   (local.get $0)
   )
   (i32.const 0)
  )
@@ -384,6 +392,7 @@
   )
  )
  (func $Order.Confirm (result i32)
+  (local $0 i32)
   (if
    (i32.eqz
     (i32.eq
@@ -414,6 +423,9 @@
     )
    )
   )
+  (local.set $0
+   (i32.const 2)
+  )
   (memory.copy
    (i32.const 3068)
    (i32.const 16)
@@ -421,7 +433,7 @@
   )
   (i32.store
    (i32.const 160)
-   (i32.const 2)
+   (local.get $0)
   )
   (memory.copy
    (i32.const 1548)
@@ -431,6 +443,7 @@
   (i32.const 0)
  )
  (func $Order.Pay (result i32)
+  (local $0 i32)
   (if
    (i32.eqz
     (i32.eqz
@@ -463,9 +476,12 @@
     )
    )
   )
+  (local.set $0
+   (i32.const 1)
+  )
   (i32.store
    (i32.const 1408)
-   (i32.const 1)
+   (local.get $0)
   )
   (i32.const 0)
  )
@@ -500,6 +516,7 @@
   )
  )
  (func $Order.Ship (result i32)
+  (local $0 i32)
   (if
    (i32.eqz
     (if (result i32)
@@ -623,9 +640,12 @@
     )
    )
   )
+  (local.set $0
+   (i32.const 3)
+  )
   (i32.store
    (i32.const 160)
-   (i32.const 3)
+   (local.get $0)
   )
   (i32.const 0)
  )
