@@ -4,13 +4,13 @@
  * global state, and prepares per-action encoders so a call writes only the fields the action reads
  * and decodes only the fields it assigns.
  */
-import type { Type } from "../ast.ts";
 import type { Reason } from "../refusals.ts";
-import type { Schema, SchemaAction } from "../schema.ts";
-import { normalizerFor, readerFor, viewsOf, writerFor } from "./codecs.ts";
-import type { Reader, Writer } from "./codecs.ts";
+import type { Schema } from "../schema.ts";
+import { readerFor, viewsOf, writerFor } from "./codecs.ts";
 import { ArgumentError } from "./errors.ts";
 import type { FieldProblem } from "./errors.ts";
+import { prepare } from "./prepare.ts";
+import type { Prepared } from "./prepare.ts";
 
 export type State = Record<string, unknown>;
 
@@ -51,24 +51,6 @@ export interface LoadedArtifact {
   decodeState(aggregate: string, bytes: Uint8Array): State;
   /** `execute` with the state in and out as bytes from `encodeState` (null: the default state). */
   executeEncoded(action: string, input: EncodedInput): EncodedOutcome;
-}
-
-interface Slot {
-  readonly name: string;
-  readonly at: number;
-  readonly write: Writer;
-}
-
-interface Prepared {
-  readonly run: () => number;
-  readonly aggregate: string;
-  readonly params: readonly Slot[];
-  readonly paramNames: ReadonlySet<string>;
-  readonly reads: readonly Slot[];
-  readonly fields: readonly { readonly name: string; readonly read: Reader | null; readonly at: number; readonly normalize: ((x: unknown) => unknown) | null }[];
-  readonly signer: Writer | null;
-  readonly time: Writer | null;
-  readonly refusals: readonly Outcome[];
 }
 
 /** Compiles and instantiates an artifact's program; `schema` may be the parsed schema or its bytes. */
@@ -201,27 +183,4 @@ export function loadArtifact(artifact: { readonly schema: Schema | Uint8Array | 
   }
 
   return { schema, actions: Object.keys(schema.actions), execute, defaultState, encodeState, decodeState, executeEncoded };
-}
-
-function prepare(schema: Schema, name: string, action: SchemaAction, run: () => number, views: ReturnType<typeof viewsOf>): Prepared {
-  const layout = schema.layout;
-  const al = layout.actions[name];
-  const agg = schema.aggregates[action.aggregate];
-  const aggLayout = layout.aggregates[action.aggregate];
-  if (al === undefined || agg === undefined || aggLayout === undefined) throw new Error(`schema has no layout for ${name}`);
-  const fieldType = new Map<string, Type>(agg.fields.map((f) => [f.name, f.type]));
-  const stateAt = (f: string): number => layout.state + (aggLayout.fields[f] as number);
-  const writes = new Set(al.writes);
-  const identity: Type = { kind: "Identity" };
-  return {
-    run,
-    aggregate: action.aggregate,
-    params: action.params.map((p) => ({ name: p.name, at: layout.args + (al.params[p.name] as number), write: writerFor(p.type, views, "argument") })),
-    paramNames: new Set(action.params.map((p) => p.name)),
-    reads: al.reads.map((f) => ({ name: f, at: stateAt(f), write: writerFor(fieldType.get(f) as Type, views, "state") })),
-    fields: agg.fields.map((f) => ({ name: f.name, at: stateAt(f.name), read: writes.has(f.name) ? readerFor(f.type, views) : null, normalize: normalizerFor(f.type) })),
-    signer: al.context.signer ? writerFor(identity, views, "argument") : null,
-    time: al.context.time ? writerFor({ kind: "Int" }, views, "argument") : null,
-    refusals: al.refusals.map((reason) => Object.freeze({ outcome: "refused" as const, reason: Object.freeze({ ...reason }) })),
-  };
 }
