@@ -9,8 +9,10 @@ export interface Problem {
   readonly title: string;
   readonly status: number;
   readonly detail: string;
+  /** A stable machine-readable code (extension member), where the producer has one. */
+  readonly code?: string;
   /** Field problems: which input was wrong and why. */
-  readonly errors?: readonly { readonly [key: string]: unknown }[];
+  readonly errors?: readonly object[];
 }
 
 const titles: Record<number, string> = {

@@ -13,8 +13,8 @@ export const RECEIPT_TYP = "charter-receipt+jws";
 /** Why a refused command was refused (wire.md); `condition`/`line` accompany `condition_failed`. */
 export interface RefusalReason {
   readonly code: string;
-  readonly condition?: string;
-  readonly line?: number;
+  readonly condition?: string | null;
+  readonly line?: number | null;
   readonly message?: string;
 }
 

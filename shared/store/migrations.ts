@@ -41,6 +41,79 @@ export const migrations: readonly Migration[] = [
       CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
     `,
   },
+  {
+    version: 2,
+    name: "engine",
+    sql: `
+      CREATE TABLE tenants (
+        handle TEXT PRIMARY KEY,
+        did TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        created_by TEXT
+      );
+      CREATE TABLE tenant_roles (
+        tenant TEXT NOT NULL REFERENCES tenants (handle),
+        did TEXT NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('owner', 'member')),
+        added_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant, did, role)
+      );
+      CREATE TABLE delegations (
+        tenant TEXT NOT NULL REFERENCES tenants (handle),
+        did TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        until INTEGER,
+        added_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant, did, scope)
+      );
+      CREATE TABLE artifacts (
+        id TEXT PRIMARY KEY,
+        namespace TEXT NOT NULL,
+        version TEXT NOT NULL,
+        schema TEXT NOT NULL,
+        wasm BLOB NOT NULL,
+        source TEXT NOT NULL,
+        stored_at INTEGER NOT NULL
+      );
+      CREATE TABLE installs (
+        tenant TEXT NOT NULL REFERENCES tenants (handle),
+        namespace TEXT NOT NULL,
+        artifact TEXT NOT NULL REFERENCES artifacts (id),
+        status TEXT NOT NULL CHECK (status IN ('active', 'replaced', 'retired')),
+        installed_at INTEGER NOT NULL,
+        installed_by TEXT,
+        PRIMARY KEY (tenant, namespace, artifact)
+      );
+      CREATE UNIQUE INDEX installs_active ON installs (tenant, namespace) WHERE status = 'active';
+      CREATE TABLE history (
+        seq INTEGER PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        aggregate TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        action TEXT NOT NULL,
+        signer TEXT NOT NULL,
+        artifact TEXT NOT NULL,
+        outcome TEXT NOT NULL CHECK (outcome IN ('accepted', 'refused')),
+        reason TEXT,
+        args TEXT NOT NULL,
+        command TEXT NOT NULL,
+        before_digest TEXT NOT NULL,
+        after_digest TEXT NOT NULL,
+        receipt TEXT NOT NULL,
+        committed_at INTEGER NOT NULL
+      );
+      CREATE INDEX history_subject ON history (tenant, namespace, aggregate, subject, seq);
+      CREATE TABLE idempotency (
+        tenant TEXT NOT NULL,
+        signer TEXT NOT NULL,
+        key TEXT NOT NULL,
+        payload_digest TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY (tenant, signer, key)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** Thrown when the store was written by a newer version: the caller prints it and exits. */

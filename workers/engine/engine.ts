@@ -1,19 +1,31 @@
 /**
- * @module The engine worker: opens the store as its only writer (migrating it first), and serves
- * the engine channel to the other workers over a Unix socket in the data directory.
+ * @module The engine worker: opens the store as its only writer (migrating it first), runs the
+ * command write path, and serves the engine channel to the other workers over a Unix socket in the
+ * data directory. After each commit it tells every connected worker what was committed.
  */
 import type { Socket } from "node:net";
 import type { Channel } from "../../shared/channel/channel.ts";
 import { listenChannels } from "../../shared/channel/socket.ts";
 import { Journal } from "../../shared/journal.ts";
 import { makeDirsSync } from "../../shared/make-dirs.ts";
-import type { EngineRequests } from "../../shared/protocol/engine.ts";
+import { systemClock } from "../../shared/clock.ts";
+import { loadOrCreateNodeKey } from "../../shared/identity/index.ts";
+import type { EngineNotices, EngineRequests } from "../../shared/protocol/engine.ts";
 import { assertNotNewer, migrate, StoreTooNewError } from "../../shared/store/migrations.ts";
 import { openDatabase } from "../../shared/store/open.ts";
 import { dataPaths } from "../../shared/worker/config.ts";
 import { FatalError } from "../../shared/worker/fatal.ts";
 import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.ts";
+import { ArtifactCache } from "./artifact-cache.ts";
+import { CommandProcessor } from "./commands.ts";
+import { ExecutorPool } from "./executor/pool.ts";
 import { serveEngineRequests } from "./requests.ts";
+import { rolesOf, tenantExists } from "./tenants.ts";
+
+type EngineChannel = Channel<Record<string, never>, EngineRequests, EngineNotices>;
+
+/** Executor threads: contract programs are microseconds long, so one thread beside the engine's own suffices on small machines. */
+const EXECUTOR_THREADS = Number(process.env.CHARTER_EXECUTORS ?? 1);
 
 export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   const paths = dataPaths(ctx.config.dataDir);
@@ -28,11 +40,27 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   const applied = migrate(db);
   if (applied.length > 0) ctx.log.info("store migrated", { versions: applied });
   const journal = new Journal(db);
-  const channels = new Set<Channel<Record<string, never>, EngineRequests>>();
+  const nodeKey = await loadOrCreateNodeKey(ctx.config.dataDir);
+  if (!nodeKey.ok) throw new FatalError(nodeKey.error.message);
+  const artifacts = new ArtifactCache(db);
+  const executor = new ExecutorPool({ threads: EXECUTOR_THREADS, storePath: paths.store, inline: (id) => artifacts.get(id).program });
+  const channels = new Set<EngineChannel>();
+  const commands = new CommandProcessor({
+    db,
+    artifacts,
+    executor,
+    clock: systemClock,
+    nodeDid: nodeKey.value.did,
+    roles: (tenant, did, now) => (tenantExists(db, tenant) ? rolesOf(db, tenant, did, now) : null),
+    onCommitted: (receipts) => {
+      for (const c of channels) c.notify("committed", { receipts });
+    },
+  });
   const server = await listenChannels<Record<string, never>, EngineRequests>(paths.engineSocket, (channel) => {
-    channels.add(channel);
-    channel.onClose(() => channels.delete(channel));
-    serveEngineRequests(channel, { journal });
+    const c = channel as unknown as EngineChannel;
+    channels.add(c);
+    c.onClose(() => channels.delete(c));
+    serveEngineRequests(channel, { journal, commands });
   });
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
@@ -44,7 +72,8 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     async drain() {
       // Stop accepting connections, let requests in flight answer, then close the store cleanly.
       server.close();
-      await new Promise((r) => setImmediate(r));
+      await commands.drain();
+      await executor.close();
       for (const c of channels) c.flush();
       for (const s of sockets) s.end();
       db.exec("PRAGMA wal_checkpoint(TRUNCATE)");

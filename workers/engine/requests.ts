@@ -5,16 +5,19 @@
 import type { Channel } from "../../shared/channel/channel.ts";
 import type { Journal } from "../../shared/journal.ts";
 import type { EngineRequests } from "../../shared/protocol/engine.ts";
+import type { CommandProcessor } from "./commands.ts";
 
 export interface EngineState {
   readonly journal: Journal;
+  readonly commands: CommandProcessor;
 }
 
 /** Registers every engine request handler on a newly connected channel. */
 export function serveEngineRequests(channel: Channel<Record<string, never>, EngineRequests>, state: EngineState): void {
-  const { journal } = state;
+  const { journal, commands } = state;
   channel
     .handle("ping", () => ({ pid: process.pid }))
+    .handle("command", (c) => commands.submit(c))
     .handle("journal-append", (r) => ({ id: journal.append(r.topic, r.payload, { key: r.key, delayMs: r.delayMs }) }))
     .handle("journal-claim", (r) => journal.claim(r.claimant, r.topics, r.limit, r.leaseMs))
     .handle("journal-ack", (r) => journal.ack(r.claimant, r.ids))

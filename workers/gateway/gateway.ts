@@ -11,7 +11,10 @@ import { EngineLink } from "../../shared/worker/engine-link.ts";
 import { FatalError } from "../../shared/worker/fatal.ts";
 import { JournalConsumer } from "../../shared/worker/journal-consumer.ts";
 import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.ts";
+import { loadOrCreateNodeKey } from "../../shared/identity/index.ts";
 import { createApp } from "./app.ts";
+import { mountCommandRoutes } from "./routes/commands.ts";
+import { mountWellKnown } from "./routes/well-known.ts";
 import { EventHub } from "./event-hub.ts";
 
 /** How long to keep retrying a port that is busy, for a predecessor killed a moment ago to let go of it. */
@@ -35,6 +38,10 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
     },
     { bodyLimit: config.bodyLimit, log },
   );
+  const nodeKey = await loadOrCreateNodeKey(config.dataDir);
+  if (!nodeKey.ok) throw new FatalError(nodeKey.error.message);
+  mountWellKnown(app, { identity: nodeKey.value.did, version: config.version });
+  mountCommandRoutes(app, { engine, nodeKey: nodeKey.value, now: () => Date.now() });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   await listen(server, config.listen.host, config.listen.port);
   const address = server.address() as AddressInfo;

@@ -1,0 +1,74 @@
+/**
+ * @module Installing a compiled artifact for a tenant: check its id against its bytes, store it,
+ * derive its tables, and make it the tenant's active artifact for its namespace — in one
+ * transaction. Compilation happens elsewhere (the CLI or a child process): the engine never loads
+ * the compiler.
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { artifactId } from "../../contracts/artifact.ts";
+import type { Schema } from "../../contracts/schema.ts";
+import { transaction } from "../../shared/store/open.ts";
+import { deriveTables } from "./state-table.ts";
+
+/** A compiled artifact as sent to the engine. */
+export interface ArtifactUpload {
+  readonly id: string;
+  /** The canonical schema, exactly the bytes the id was computed over. */
+  readonly schemaJson: string;
+  readonly wasm: Uint8Array;
+  /** The whole Markdown file it was compiled from. */
+  readonly source: string;
+}
+
+export type InstallResult =
+  | { readonly ok: true; readonly value: { readonly artifact: string; readonly namespace: string; readonly version: string; readonly unchanged: boolean } }
+  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+
+const fail = (code: string, message: string): InstallResult => ({ ok: false, error: { code, message } });
+
+export function installArtifact(db: DatabaseSync, input: { tenant: string; artifact: ArtifactUpload; installedBy: string | null; now: number }): InstallResult {
+  const { tenant, artifact, installedBy, now } = input;
+  const schemaBytes = new TextEncoder().encode(artifact.schemaJson);
+  if (artifactId(schemaBytes, artifact.wasm) !== artifact.id) return fail("artifact_mismatch", `the artifact's bytes do not hash to ${artifact.id}`);
+  let schema: Schema;
+  try {
+    schema = JSON.parse(artifact.schemaJson) as Schema;
+  } catch {
+    return fail("bad_artifact", "the artifact's schema is not JSON");
+  }
+  if (schema.format !== "charter-schema/1") return fail("bad_artifact", `unknown schema format ${String(schema.format)}`);
+  if (db.prepare("SELECT 1 FROM tenants WHERE handle = ?").get(tenant) === undefined) return fail("unknown_tenant", `no tenant '${tenant}'`);
+
+  return transaction(db, () => {
+    const active = db.prepare("SELECT artifact FROM installs WHERE tenant = ? AND namespace = ? AND status = 'active'").get(tenant, schema.namespace) as { artifact: string } | undefined;
+    if (active?.artifact === artifact.id) return { ok: true, value: { artifact: artifact.id, namespace: schema.namespace, version: schema.version, unchanged: true } } as const;
+    if (active !== undefined) {
+      if (schema.upgrades === null) {
+        return fail("upgrade_required", `${schema.namespace} already has ${active.artifact} installed for ${tenant}; a new version must say \`upgrades ${active.artifact}\``);
+      }
+      if (schema.upgrades !== active.artifact) {
+        return fail("upgrade_mismatch", `this version upgrades ${schema.upgrades}, but ${tenant} has ${active.artifact} installed for ${schema.namespace}`);
+      }
+      return fail("upgrade_unsupported", "upgrading an installed contract (migrating its records) is not available in this version of Charter");
+    }
+    if (schema.upgrades !== null) return fail("upgrade_mismatch", `this version upgrades ${schema.upgrades}, but ${tenant} has no artifact installed for ${schema.namespace}`);
+    db.prepare("INSERT OR IGNORE INTO artifacts (id, namespace, version, schema, wasm, source, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
+      artifact.id,
+      schema.namespace,
+      schema.version,
+      artifact.schemaJson,
+      artifact.wasm,
+      artifact.source,
+      now,
+    );
+    deriveTables(db, schema);
+    db.prepare("INSERT INTO installs (tenant, namespace, artifact, status, installed_at, installed_by) VALUES (?, ?, ?, 'active', ?, ?)").run(
+      tenant,
+      schema.namespace,
+      artifact.id,
+      now,
+      installedBy,
+    );
+    return { ok: true, value: { artifact: artifact.id, namespace: schema.namespace, version: schema.version, unchanged: false } } as const;
+  });
+}
