@@ -38,6 +38,10 @@ export const dataPaths = (dataDir: string) => ({
   logs: join(dataDir, "logs"),
   run: join(dataDir, "run"),
   engineSocket: join(dataDir, "run", "engine.sock"),
+  /** The operators' socket (mode 0600): tenants, installs; see shared/protocol/admin.ts. */
+  adminSocket: join(dataDir, "admin.sock"),
+  /** Private keys of the tenants' own identities (`tenant-<handle>.jwk`, mode 0600). */
+  keys: join(dataDir, "keys"),
 });
 
 /** The journal claimant name of a worker process; the supervisor releases it when that process dies. */

@@ -1,0 +1,101 @@
+/**
+ * @module The admin channel: what an operator (the `charter tenant|install|contracts` commands, over
+ * `DATA/admin.sock`, mode 0600) and the gateway (for `GET /v1/{tenant}` and `_install`) ask of the
+ * engine. Every reply is a value: `{ok: true, value}` or `{ok: false, error: {code, message}}` with a
+ * stable code — the same value the commands compute themselves when no node runs (offline mode).
+ */
+
+/** A failure the caller caused, with a stable machine-readable code. */
+export interface AdminError {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** What every admin request answers. */
+export type AdminResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: AdminError };
+
+/** What a did is to a tenant. `member` is true for owners too (an owner is a member of its tenant). */
+export interface Roles {
+  readonly known: boolean;
+  readonly owner: boolean;
+  readonly member: boolean;
+  /** Scopes of the delegations in force. */
+  readonly scopes: readonly string[];
+}
+
+export interface Delegation {
+  readonly did: string;
+  readonly scope: string;
+  /** ISO 8601 instant after which it no longer holds, or null for no end. */
+  readonly until: string | null;
+}
+
+/** One install of a namespace for a tenant; `status` is `active` for the one in force. */
+export interface NamespaceInstall {
+  readonly namespace: string;
+  readonly version: string;
+  readonly artifact: string;
+  readonly status: "active" | "replaced" | "retired";
+  readonly installedAt: string;
+  readonly installedBy: string | null;
+}
+
+export interface TenantDescription {
+  readonly handle: string;
+  readonly did: string;
+  readonly createdAt: string;
+  readonly owners: readonly string[];
+  readonly members: readonly string[];
+  readonly delegations: readonly Delegation[];
+  readonly namespaces: readonly NamespaceInstall[];
+}
+
+export interface TenantSummary {
+  readonly handle: string;
+  readonly did: string;
+  readonly owners: number;
+  readonly members: number;
+  readonly namespaces: number;
+}
+
+/** A compiled artifact on the wire: the canonical schema string and the WebAssembly as base64. */
+export interface ArtifactWire {
+  readonly id: string;
+  readonly schemaJson: string;
+  readonly wasm: string;
+  readonly source: string;
+}
+
+export interface Installed {
+  readonly artifact: string;
+  readonly namespace: string;
+  readonly version: string;
+  /** True when this very artifact was already the active one (nothing changed). */
+  readonly unchanged: boolean;
+}
+
+/** One row of `contracts list`: an install joined with its tenant. */
+export interface ContractRow extends NamespaceInstall {
+  readonly tenant: string;
+}
+
+type Req<Q, R> = { request: Q; response: AdminResult<R> };
+
+export type AdminRequests = {
+  "tenant-create": Req<{ handle: string; owners: string[]; by: string | null }, { handle: string; did: string }>;
+  "tenant-member-add": Req<{ tenant: string; did: string }, { added: boolean }>;
+  "tenant-member-remove": Req<{ tenant: string; did: string }, { removed: boolean }>;
+  "tenant-owner-add": Req<{ tenant: string; did: string }, { added: boolean }>;
+  "tenant-owner-remove": Req<{ tenant: string; did: string }, { removed: boolean }>;
+  /** `until`: `YYYY-MM-DD` (midnight UTC) or an RFC 3339 date-time; absent for no end. */
+  "tenant-delegate": Req<{ tenant: string; did: string; scope: string; until?: string }, Delegation>;
+  "tenant-describe": Req<{ tenant: string }, TenantDescription>;
+  "tenant-list": Req<Record<string, never>, TenantSummary[]>;
+  "tenant-roles": Req<{ tenant: string; did: string }, Roles>;
+  /** `requireOwner`: refuse with `not_owner` unless `by` owns the tenant (checked in the same turn as the install). */
+  install: Req<{ tenant: string; artifact: ArtifactWire; by: string | null; requireOwner?: boolean }, Installed>;
+  "contracts-list": Req<{ tenant?: string }, ContractRow[]>;
+};
+
+/** The request types, for dispatch tables that must name every one. */
+export type AdminRequestType = keyof AdminRequests & string;

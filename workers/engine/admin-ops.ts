@@ -1,0 +1,59 @@
+/**
+ * @module The admin operations, one per admin request type, over a writer connection: the engine
+ * serves them on `DATA/admin.sock`, and the `charter` commands run the very same functions on the
+ * store themselves when no node holds the data directory — so the answer is the same either way.
+ */
+import type { DatabaseSync } from "node:sqlite";
+import type { Clock } from "../../shared/clock.ts";
+import type { AdminRequests, AdminRequestType, AdminResult, ArtifactWire, Installed } from "../../shared/protocol/admin.ts";
+import { installArtifact } from "./install.ts";
+import { describeTenant, listContracts, listTenants } from "./tenant-views.ts";
+import { addRole, checkTenant, createTenant, delegate, fail, ok, removeRole, rolesOf } from "./tenants.ts";
+
+export interface AdminDeps {
+  /** The store's writer connection. */
+  readonly db: DatabaseSync;
+  /** `DATA/keys`, where tenant identity keys are written. */
+  readonly keysDir: string;
+  readonly clock: Clock;
+}
+
+/** One handler per request type; the record type makes a new request type break the build until handled. */
+export type AdminHandlers = {
+  readonly [K in AdminRequestType]: (body: AdminRequests[K]["request"]) => AdminRequests[K]["response"] | Promise<AdminRequests[K]["response"]>;
+};
+
+/** The admin operations bound to a store. */
+export function adminHandlers(deps: AdminDeps): AdminHandlers {
+  const { db, keysDir, clock } = deps;
+  return {
+    "tenant-create": (r) => createTenant(db, { handle: r.handle, owners: r.owners, by: r.by ?? null, keysDir, now: clock.now() }),
+    "tenant-member-add": (r) => addRole(db, r.tenant, r.did, "member", clock.now()),
+    "tenant-member-remove": (r) => removeRole(db, r.tenant, r.did, "member"),
+    "tenant-owner-add": (r) => addRole(db, r.tenant, r.did, "owner", clock.now()),
+    "tenant-owner-remove": (r) => removeRole(db, r.tenant, r.did, "owner"),
+    "tenant-delegate": (r) => delegate(db, { tenant: r.tenant, did: r.did, scope: r.scope, until: r.until, now: clock.now() }),
+    "tenant-describe": (r) => describeTenant(db, r.tenant),
+    "tenant-list": () => ok(listTenants(db)),
+    "tenant-roles": (r) => checkTenant(db, r.tenant) ?? ok(rolesOf(db, r.tenant, r.did, clock.now())),
+    install: (r) => install(db, r, clock.now()),
+    "contracts-list": (r) => listContracts(db, r.tenant),
+  };
+}
+
+function install(db: DatabaseSync, r: AdminRequests["install"]["request"], now: number): AdminResult<Installed> {
+  const bad = checkTenant(db, r.tenant) ?? checkArtifact(r.artifact);
+  if (bad !== null) return bad;
+  if (r.requireOwner === true && (r.by === null || !rolesOf(db, r.tenant, r.by, now).owner)) {
+    return fail("not_owner", `${r.by ?? "the caller"} is not an owner of '${r.tenant}'; only owners install contracts`);
+  }
+  const { id, schemaJson, source } = r.artifact;
+  const result = installArtifact(db, { tenant: r.tenant, artifact: { id, schemaJson, source, wasm: Buffer.from(r.artifact.wasm, "base64") }, installedBy: r.by, now });
+  return result.ok ? ok({ ...result.value }) : fail(result.error.code, result.error.message);
+}
+
+function checkArtifact(a: ArtifactWire | undefined): AdminResult<never> | null {
+  const wellFormed =
+    typeof a === "object" && a !== null && typeof a.id === "string" && typeof a.schemaJson === "string" && typeof a.wasm === "string" && typeof a.source === "string";
+  return wellFormed ? null : fail("bad_artifact", "an artifact is {id, schemaJson, wasm (base64), source}, all strings");
+}

@@ -1,0 +1,61 @@
+/**
+ * @module The engine's admin socket, `DATA/admin.sock` (mode 0600: only the user running the node
+ * may connect): operators' `charter tenant|install|contracts` commands and the gateway's tenant
+ * routes reach the only writer through it. A stale socket file from a killed node is replaced.
+ */
+import { chmodSync } from "node:fs";
+import type { Server, Socket } from "node:net";
+import type { Channel } from "../../shared/channel/channel.ts";
+import { listenChannels, socketPath } from "../../shared/channel/socket.ts";
+import type { AdminRequests, AdminRequestType } from "../../shared/protocol/admin.ts";
+import { adminHandlers, type AdminDeps, type AdminHandlers } from "./admin-ops.ts";
+
+export type AdminChannel = Channel<Record<string, never>, AdminRequests>;
+
+/** Registers every admin request handler (see `adminHandlers`) on a newly connected channel. */
+export function serveAdmin(channel: AdminChannel, handlers: AdminHandlers): void {
+  for (const type of Object.keys(handlers) as AdminRequestType[]) {
+    // Each entry of the record is the handler of its own key; the loop loses that pairing for the checker.
+    channel.handle(type, handlers[type] as (body: unknown) => never);
+  }
+}
+
+/** A listening admin socket; `close` stops accepting and ends the open connections after their replies. */
+export interface AdminServer {
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** Listens on `path` with mode 0600 and serves the admin operations over `deps`. */
+export async function startAdminSocket(path: string, deps: AdminDeps): Promise<AdminServer> {
+  const handlers = adminHandlers(deps);
+  const channels = new Set<AdminChannel>();
+  // The socket is created by bind() with the umask's mode; narrow it for that instant, then chmod to be sure.
+  const umask = process.umask(0o177);
+  let listening: Promise<Server>;
+  try {
+    listening = listenChannels<Record<string, never>, AdminRequests>(path, (channel) => {
+      channels.add(channel);
+      channel.onClose(() => channels.delete(channel));
+      serveAdmin(channel, handlers);
+    });
+  } finally {
+    process.umask(umask);
+  }
+  const server = await listening;
+  chmodSync(socketPath(path), 0o600);
+  const sockets = new Set<Socket>();
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  return {
+    server,
+    async close() {
+      server.close();
+      await new Promise((r) => setImmediate(r));
+      for (const c of channels) c.flush();
+      for (const s of sockets) s.end();
+    },
+  };
+}
