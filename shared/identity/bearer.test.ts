@@ -15,7 +15,7 @@ function token(claims: Record<string, unknown>, header: Record<string, unknown> 
   return signJws({ kid: caller.did, typ: "JWT", ...header }, JSON.stringify(claims), signer.secretKey);
 }
 
-async function unauthenticated(value: unknown, options = scope): Promise<string> {
+async function unauthenticated(value: unknown, options: Parameters<typeof verifyBearer>[1] = scope): Promise<string> {
   const result = await verifyBearer(value, options);
   assert.equal(result.ok, false, "expected a 401 problem");
   if (result.ok) throw new Error("unreachable");
@@ -40,6 +40,13 @@ describe("bearer tokens", () => {
   it("rejects a token for another tenant or namespace", async () => {
     await unauthenticated(signBearer(caller, scope), { ...scope, namespace: "acme.billing" });
     await unauthenticated(signBearer(caller, scope), { ...scope, tenant: "globex" });
+  });
+
+  it("takes the tenant alone as the audience of tenant-level reads, and keeps the two apart", async () => {
+    const tenantOnly = { tenant: "acme", now };
+    assert.deepEqual(await verifyBearer(signBearer(caller, tenantOnly), tenantOnly), { ok: true, value: caller.did });
+    await unauthenticated(signBearer(caller, scope), tenantOnly);
+    await unauthenticated(signBearer(caller, tenantOnly), scope);
   });
 
   it(`allows ${BEARER_CLOCK_SKEW_S} s of clock skew on exp and iat, and no more`, async () => {

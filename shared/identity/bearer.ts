@@ -1,7 +1,8 @@
 /**
  * @module Bearer tokens for `api authenticated` queries: a self-signed EdDSA JWT whose `iss` is
  * the caller's did:key (and so the key that verifies it), `aud` = `"{tenant}/{namespace}"`, with
- * `iat` and an `exp` at most 5 minutes later. Verified with jose — off the write path.
+ * `iat` and an `exp` at most 5 minutes later. Verified with jose — off the write path. Tenant-level
+ * reads (`GET /v1/{tenant}`) take the same token with `aud` = `"{tenant}"` (no namespace).
  *
  * Clock skew: `exp`, `nbf` and "iat is not in the future" are checked with 30 seconds of
  * tolerance (BEARER_CLOCK_SKEW_S), so a client whose clock is a little off still gets in; the
@@ -20,13 +21,13 @@ export const BEARER_MAX_LIFETIME_S = 300;
 /** Clock-skew tolerance for time claims, in seconds. */
 export const BEARER_CLOCK_SKEW_S = 30;
 
-/** The audience a token must name for a tenant's namespace. */
-export function bearerAudience(tenant: string, namespace: string): string {
-  return `${tenant}/${namespace}`;
+/** The audience a token must name for a tenant's namespace, or for the tenant itself without one. */
+export function bearerAudience(tenant: string, namespace?: string): string {
+  return namespace === undefined ? tenant : `${tenant}/${namespace}`;
 }
 
-/** Verify a bearer token for `tenant`/`namespace` at `now` (epoch ms); the caller's did:key, or a 401 problem. */
-export async function verifyBearer(token: unknown, options: { readonly tenant: string; readonly namespace: string; readonly now: number }): Promise<Result<string, Problem>> {
+/** Verify a bearer token for `tenant`/`namespace` (or `tenant` alone) at `now` (epoch ms); the caller's did:key, or a 401 problem. */
+export async function verifyBearer(token: unknown, options: { readonly tenant: string; readonly namespace?: string; readonly now: number }): Promise<Result<string, Problem>> {
   if (typeof token !== "string" || token === "") return unauthenticated("no bearer token");
   let iss: unknown;
   try {
@@ -62,8 +63,8 @@ export async function verifyBearer(token: unknown, options: { readonly tenant: s
   return ok(iss);
 }
 
-/** A bearer token signed by `keyPair` for `tenant`/`namespace`, issued at `now` (epoch ms) for `ttlSeconds` (default 300). */
-export function signBearer(keyPair: KeyPair, options: { readonly tenant: string; readonly namespace: string; readonly now: number; readonly ttlSeconds?: number }): string {
+/** A bearer token signed by `keyPair` for `tenant`/`namespace` (or `tenant` alone), issued at `now` (epoch ms) for `ttlSeconds` (default 300). */
+export function signBearer(keyPair: KeyPair, options: { readonly tenant: string; readonly namespace?: string; readonly now: number; readonly ttlSeconds?: number }): string {
   const iat = Math.floor(options.now / 1000);
   const claims = { iss: keyPair.did, aud: bearerAudience(options.tenant, options.namespace), iat, exp: iat + (options.ttlSeconds ?? BEARER_MAX_LIFETIME_S) };
   return signJws({ kid: keyPair.did, typ: "JWT" }, JSON.stringify(claims), keyPair.secretKey);

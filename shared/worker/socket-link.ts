@@ -1,0 +1,50 @@
+/**
+ * @module A worker's connection to a channel socket that survives its server's restarts: requests
+ * made while the server is down wait for the next connection (up to a limit); requests in flight
+ * when it died reject with `channel_closed`, as the channel promises. The engine link and the admin
+ * link are instances of it.
+ */
+import type { Channel } from "../channel/channel.ts";
+import { ChannelError, type RequestMap } from "../channel/messages.ts";
+import { connectChannel } from "../channel/socket.ts";
+
+export class SocketLink<Out extends RequestMap> {
+  readonly #path: string;
+  #current: Promise<Channel<Out, Record<string, never>>> | null = null;
+  #closed = false;
+
+  constructor(socketPath: string) {
+    this.#path = socketPath;
+  }
+
+  /** The live channel, connecting (and waiting for the server to come back) when needed. */
+  channel(): Promise<Channel<Out, Record<string, never>>> {
+    if (this.#closed) return Promise.reject(new ChannelError("channel_closed", `the link to ${this.#path} is closed`));
+    if (this.#current === null) {
+      const connecting = connectChannel<Out, Record<string, never>>(this.#path, { retryForMs: 15_000 }).then((channel) => {
+        channel.onClose(() => {
+          if (this.#current === connecting) this.#current = null;
+        });
+        return channel;
+      });
+      connecting.catch(() => {
+        if (this.#current === connecting) this.#current = null;
+      });
+      this.#current = connecting;
+    }
+    return this.#current;
+  }
+
+  /** Sends one request on the live channel. */
+  async request<K extends keyof Out & string>(type: K, body: Out[K]["request"]): Promise<Out[K]["response"]> {
+    const channel = await this.channel();
+    return channel.request(type, body);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const current = this.#current;
+    this.#current = null;
+    if (current !== null) (await current.catch(() => null))?.close();
+  }
+}
