@@ -18,6 +18,9 @@ const commands: Record<string, Command> = {
   check: { summary: "check a contract and print its diagnostics", load: () => import("./commands/check.ts") },
   keygen: { summary: "create an Ed25519 identity key (--out FILE) and print its did:key", load: () => import("./commands/keygen.ts") },
   identity: { summary: "print this data directory's node identity (creates the key if missing)", load: () => import("./commands/identity.ts") },
+  tenant: { summary: "create tenants; manage owners, members and delegations; show and list them", load: () => import("./commands/tenant.ts") },
+  install: { summary: "compile a contract and install it for a tenant (--tenant T); prints the artifact id", load: () => import("./commands/install.ts") },
+  contracts: { summary: "list installed contracts (contracts list [--tenant T])", load: () => import("./commands/contracts.ts") },
 };
 
 function help(): string {

@@ -1,0 +1,82 @@
+/**
+ * @module How the operator commands reach the store. While a charter holds the data directory they
+ * ask its engine over `DATA/admin.sock`, so the engine stays the only writer; otherwise they take
+ * the directory's lock themselves, open and migrate the store, run the same admin operation
+ * (workers/engine/admin-ops.ts) and let go. Either way the answer is the same value.
+ */
+import { ChannelError } from "../shared/channel/messages.ts";
+import { connectChannel } from "../shared/channel/socket.ts";
+import { systemClock } from "../shared/clock.ts";
+import { makeDirsSync } from "../shared/make-dirs.ts";
+import type { AdminRequests, AdminRequestType } from "../shared/protocol/admin.ts";
+import { assertNotNewer, migrate, StoreTooNewError } from "../shared/store/migrations.ts";
+import { openDatabase } from "../shared/store/open.ts";
+import { dataPaths } from "../shared/worker/config.ts";
+import { DataLock, LockHeldError } from "../supervisor/lock.ts";
+import { adminHandlers } from "../workers/engine/admin-ops.ts";
+
+type Response<K extends AdminRequestType> = AdminRequests[K]["response"];
+
+/** How long to wait for a starting node's admin socket to appear. */
+const CONNECT_RETRY_MS = 5000;
+
+/** Performs one admin operation on the data directory `dataDir`, through a live node or offline. */
+export async function runAdmin<K extends AdminRequestType>(dataDir: string, type: K, body: AdminRequests[K]["request"]): Promise<Response<K>> {
+  const paths = dataPaths(dataDir);
+  try {
+    makeDirsSync(dataDir);
+  } catch (error) {
+    return failure("data_dir_unwritable", `cannot create the data directory ${dataDir}: ${(error as Error).message}`);
+  }
+  let lock: DataLock;
+  try {
+    lock = DataLock.acquire(paths.lock);
+  } catch (error) {
+    if (error instanceof LockHeldError) return throughNode(paths.adminSocket, error.pid, type, body);
+    return failure("data_dir_unwritable", `cannot lock the data directory ${dataDir}: ${(error as Error).message}`);
+  }
+  try {
+    return await offline(dataDir, type, body);
+  } finally {
+    lock.release();
+  }
+}
+
+async function throughNode<K extends AdminRequestType>(socket: string, pid: number, type: K, body: AdminRequests[K]["request"]): Promise<Response<K>> {
+  let channel;
+  try {
+    channel = await connectChannel<AdminRequests, Record<string, never>>(socket, { retryForMs: CONNECT_RETRY_MS });
+  } catch (error) {
+    return failure("node_unreachable", `a charter (pid ${pid}) holds the data directory but its admin socket ${socket} does not answer (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  try {
+    return await channel.request(type, body);
+  } catch (error) {
+    if (error instanceof ChannelError) return failure(error.code === "channel_closed" ? "node_unreachable" : error.code, `the node failed to answer: ${error.message}`);
+    throw error;
+  } finally {
+    channel.close();
+  }
+}
+
+async function offline<K extends AdminRequestType>(dataDir: string, type: K, body: AdminRequests[K]["request"]): Promise<Response<K>> {
+  const paths = dataPaths(dataDir);
+  let db;
+  try {
+    db = openDatabase(paths.store, { check: assertNotNewer });
+  } catch (error) {
+    if (error instanceof StoreTooNewError) return failure("store_too_new", error.message);
+    throw error;
+  }
+  try {
+    migrate(db);
+    const handler = adminHandlers({ db, keysDir: paths.keys, clock: systemClock })[type] as (b: typeof body) => Response<K> | Promise<Response<K>>;
+    return await handler(body);
+  } finally {
+    db.close();
+  }
+}
+
+function failure<K extends AdminRequestType>(code: string, message: string): Response<K> {
+  return { ok: false, error: { code, message } } as Response<K>;
+}
