@@ -1,0 +1,121 @@
+/**
+ * @module Tenant routes of `/v1` (wire.md "Identities", "Operating tenants and contracts"):
+ *
+ * - `GET /v1/{tenant}` → `{handle, did, namespaces}` (the active install of each namespace), for the
+ *   tenant's owners and members. The caller sends `Authorization: Bearer <JWT>`, the same self-signed
+ *   EdDSA token as for queries but with `aud` = `"{tenant}"` (no namespace: it is a tenant-level read).
+ * - `POST /v1/{tenant}/_install`, body `{"install": "<JWS>"}` (or the JWS as application/jose): an
+ *   owner's signed contract source. It is compiled in a child process — never here — and installed
+ *   by the engine, which checks ownership again in the same turn as the install.
+ *
+ * Both reach the engine through its admin socket; a failure the engine reports maps to one status.
+ */
+import type { Context, Hono } from "hono";
+import { ChannelError } from "../../../shared/channel/messages.ts";
+import { parseInstall, verifyBearer } from "../../../shared/identity/index.ts";
+import { HttpProblem, problem } from "../../../shared/problem.ts";
+import type { AdminError, AdminRequests, AdminRequestType, AdminResult } from "../../../shared/protocol/admin.ts";
+import type { CompileOutcome } from "../../../contracts/artifact-wire.ts";
+import { CompileChildError } from "../../../contracts/compile-in-child.ts";
+import { problemResponse } from "../problem-response.ts";
+
+export interface TenantRouteDeps {
+  /** The engine's admin channel (a SocketLink on `DATA/admin.sock`). */
+  readonly admin: { request<K extends AdminRequestType>(type: K, body: AdminRequests[K]["request"]): Promise<AdminRequests[K]["response"]> };
+  /** Compiles a contract's Markdown out of process (contracts/compile-in-child.ts). */
+  readonly compile: (source: string) => Promise<CompileOutcome>;
+  readonly now: () => number;
+}
+
+/** HTTP status of each engine refusal; any other code is a conflict with what is installed. */
+const STATUS: Record<string, number> = {
+  bad_handle: 404,
+  unknown_tenant: 404,
+  not_owner: 403,
+  bad_artifact: 400,
+  artifact_mismatch: 400,
+};
+
+function adminProblem(error: AdminError): HttpProblem {
+  return new HttpProblem(problem(STATUS[error.code] ?? 409, error.code.replaceAll("_", "-"), error.message));
+}
+
+/** Asks the engine; its refusals become problem documents, its absence a 503. */
+async function ask<K extends AdminRequestType>(deps: TenantRouteDeps, type: K, body: AdminRequests[K]["request"]): Promise<AdminRequests[K]["response"] & { ok: true }> {
+  let result: AdminResult<unknown>;
+  try {
+    result = await deps.admin.request(type, body);
+  } catch (error) {
+    if (error instanceof ChannelError) throw new HttpProblem(problem(503, "engine-unavailable", "the engine is restarting; try again"));
+    throw error;
+  }
+  if (!result.ok) throw adminProblem(result.error);
+  return result as AdminRequests[K]["response"] & { ok: true };
+}
+
+function bearerToken(c: Context): string | undefined {
+  const header = c.req.header("authorization");
+  const match = header === undefined ? null : /^Bearer\s+(\S+)$/i.exec(header);
+  return match?.[1];
+}
+
+/** The install JWS from the body: `{"install": "<JWS>"}`, or the JWS itself as application/jose. */
+async function installFrom(c: Context): Promise<string> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  const text = await c.req.text();
+  if (type === "application/jose") return text.trim();
+  if (type !== "application/json" && type !== "") {
+    throw new HttpProblem(problem(415, "unsupported-media-type", 'send the install as application/json {"install": "<JWS>"} or as application/jose'));
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new HttpProblem(problem(400, "malformed-json", "the request body is not valid JSON"));
+  }
+  const install = (body as { install?: unknown } | null)?.install;
+  if (typeof install !== "string") {
+    throw new HttpProblem(problem(400, "malformed-body", 'the body must be {"install": "<compact JWS>"}', [{ pointer: "#/install", detail: "a compact JWS string is required" }]));
+  }
+  return install;
+}
+
+/** Compiles out of process; a compile that ran out of time is a 503 (a crash stays a logged 500). */
+async function compile(deps: TenantRouteDeps, source: string): Promise<CompileOutcome> {
+  try {
+    return await deps.compile(source);
+  } catch (error) {
+    if (error instanceof CompileChildError && error.timedOut) throw new HttpProblem(problem(503, "compile-timeout", error.message));
+    throw error;
+  }
+}
+
+export function mountTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
+  app.get("/v1/:tenant", async function getTenant(c) {
+    const tenant = c.req.param("tenant");
+    const caller = await verifyBearer(bearerToken(c), { tenant, now: deps.now() });
+    if (!caller.ok) return problemResponse(c, caller.error);
+    const { value: roles } = await ask(deps, "tenant-roles", { tenant, did: caller.value });
+    if (!roles.member) throw new HttpProblem(problem(403, "not-member", `${caller.value} is neither an owner nor a member of '${tenant}'`));
+    const { value: described } = await ask(deps, "tenant-describe", { tenant });
+    const namespaces = described.namespaces.filter((n) => n.status === "active");
+    return c.json({ handle: described.handle, did: described.did, namespaces });
+  });
+
+  app.post("/v1/:tenant/_install", async function postInstall(c) {
+    const tenant = c.req.param("tenant");
+    const verified = parseInstall(await installFrom(c), { now: deps.now(), tenant });
+    if (!verified.ok) return problemResponse(c, verified.error);
+    const { signer, payload } = verified.value;
+    // Ownership first: nobody else gets to spend a compiler process.
+    const { value: roles } = await ask(deps, "tenant-roles", { tenant, did: signer });
+    if (!roles.owner) throw new HttpProblem(problem(403, "not-owner", `${signer} is not an owner of '${tenant}'; only owners install contracts`));
+    const compiled = await compile(deps, payload.source);
+    if (!compiled.ok) {
+      const count = compiled.errors.length;
+      throw new HttpProblem(problem(422, "compile-errors", `the contract has ${count} error${count === 1 ? "" : "s"}`, compiled.errors));
+    }
+    const { value: installed } = await ask(deps, "install", { tenant, artifact: compiled.artifact, by: signer, requireOwner: true });
+    return c.json({ artifact: installed.artifact, namespace: installed.namespace, version: installed.version });
+  });
+}
