@@ -25,7 +25,11 @@ export function createApp(view: GatewayView, options: { bodyLimit: number; log: 
     "*",
     bodyLimit({
       maxSize: options.bodyLimit,
-      onError: (c) => problemResponse(c, problem(413, "body-too-large", `the request body is over the limit of ${options.bodyLimit} bytes`)),
+      onError: (c) => {
+        // The rest of the body is never read, so this connection cannot carry another request.
+        c.header("connection", "close");
+        return problemResponse(c, problem(413, "body-too-large", `the request body is over the limit of ${options.bodyLimit} bytes`));
+      },
     }),
   );
 

@@ -7,7 +7,8 @@ import type { Logger } from "../../shared/log.ts";
 
 /** Answers with a problem document. */
 export function problemResponse(c: Context, p: Problem): Response {
-  return c.body(JSON.stringify(p), p.status as 400, { "content-type": "application/problem+json" });
+  c.header("content-type", "application/problem+json");
+  return c.body(JSON.stringify(p), p.status as 400);
 }
 
 /** Maps anything thrown by a route to its problem document; unexpected errors are logged as bugs. */
