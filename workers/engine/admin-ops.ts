@@ -16,6 +16,8 @@ export interface AdminDeps {
   /** `DATA/keys`, where tenant identity keys are written. */
   readonly keysDir: string;
   readonly clock: Clock;
+  /** Called after an install changed the active artifact of a tenant's namespace (the engine drops its cached lookup). */
+  readonly onInstalled?: (tenant: string, namespace: string) => void;
 }
 
 /** One handler per request type; the record type makes a new request type break the build until handled. */
@@ -25,7 +27,7 @@ export type AdminHandlers = {
 
 /** The admin operations bound to a store. */
 export function adminHandlers(deps: AdminDeps): AdminHandlers {
-  const { db, keysDir, clock } = deps;
+  const { db, keysDir, clock, onInstalled } = deps;
   return {
     "tenant-create": (r) => createTenant(db, { handle: r.handle, owners: r.owners, by: r.by ?? null, keysDir, now: clock.now() }),
     "tenant-member-add": (r) => addRole(db, r.tenant, r.did, "member", clock.now()),
@@ -36,7 +38,11 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
     "tenant-describe": (r) => describeTenant(db, r.tenant),
     "tenant-list": () => ok(listTenants(db)),
     "tenant-roles": (r) => checkTenant(db, r.tenant) ?? ok(rolesOf(db, r.tenant, r.did, clock.now())),
-    install: (r) => install(db, r, clock.now()),
+    install: (r) => {
+      const result = install(db, r, clock.now());
+      if (result.ok && !result.value.unchanged) onInstalled?.(r.tenant, result.value.namespace);
+      return result;
+    },
     "contracts-list": (r) => listContracts(db, r.tenant),
   };
 }

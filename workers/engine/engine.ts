@@ -20,6 +20,7 @@ import { ArtifactCache } from "./artifact-cache.ts";
 import { CommandProcessor } from "./commands.ts";
 import { ExecutorPool } from "./executor/pool.ts";
 import { serveEngineRequests } from "./requests.ts";
+import { startAdminSocket } from "./admin.ts";
 import { rolesOf, tenantExists } from "./tenants.ts";
 
 type EngineChannel = Channel<Record<string, never>, EngineRequests, EngineNotices>;
@@ -67,11 +68,14 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
+  // Operators and the gateway's tenant routes: DATA/admin.sock, mode 0600 (workers/engine/admin.ts).
+  const admin = await startAdminSocket(paths.adminSocket, { db, keysDir: paths.keys, clock: systemClock, onInstalled: (t, ns) => artifacts.invalidate(t, ns) });
 
   return {
     async drain() {
       // Stop accepting connections, let requests in flight answer, then close the store cleanly.
       server.close();
+      await admin.close();
       await commands.drain();
       await executor.close();
       for (const c of channels) c.flush();

@@ -14,6 +14,10 @@ import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.t
 import { loadOrCreateNodeKey } from "../../shared/identity/index.ts";
 import { createApp } from "./app.ts";
 import { mountCommandRoutes } from "./routes/commands.ts";
+import { mountTenantRoutes } from "./routes/tenants.ts";
+import { compileInChild } from "../../contracts/compile-in-child.ts";
+import type { AdminRequests } from "../../shared/protocol/admin.ts";
+import { SocketLink } from "../../shared/worker/socket-link.ts";
 import { mountWellKnown } from "./routes/well-known.ts";
 import { EventHub } from "./event-hub.ts";
 
@@ -42,6 +46,8 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   if (!nodeKey.ok) throw new FatalError(nodeKey.error.message);
   mountWellKnown(app, { identity: nodeKey.value.did, version: config.version });
   mountCommandRoutes(app, { engine, nodeKey: nodeKey.value, now: () => Date.now() });
+  const admin = new SocketLink<AdminRequests>(dataPaths(config.dataDir).adminSocket);
+  mountTenantRoutes(app, { admin, compile: (source) => compileInChild(source), now: () => Date.now() });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   await listen(server, config.listen.host, config.listen.port);
   const address = server.address() as AddressInfo;
@@ -57,6 +63,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await consumer.stop();
       await engine.close();
+      await admin.close();
     },
   };
 }
