@@ -1,8 +1,8 @@
 /**
  * @module Tenants on the engine's writer connection: creating one (with its own Ed25519 identity,
  * its private key in `DATA/keys/tenant-<handle>.jwk`), its owners and members, its delegations,
- * and `rolesOf` — what a did is to a tenant, asked on every authorized command, so it runs one
- * cached prepared statement. Mistakes the caller made come back as values with stable codes.
+ * and `rolesOf` (shared/store/roles.ts) — what a did is to a tenant. Mistakes the caller made
+ * come back as values with stable codes.
  */
 import { chmod } from "node:fs/promises";
 import { join } from "node:path";
@@ -12,8 +12,12 @@ import { loadKeyFile, saveKeyFile } from "../../shared/identity/key-file.ts";
 import { generateKeyPair, type KeyPair } from "../../shared/identity/key-pair.ts";
 import { parseRfc3339 } from "../../shared/identity/rfc3339.ts";
 import { makeDirs } from "../../shared/make-dirs.ts";
-import type { AdminResult, Delegation, Roles } from "../../shared/protocol/admin.ts";
+import type { AdminResult, Delegation } from "../../shared/protocol/admin.ts";
+import { rolesOf, tenantExists } from "../../shared/store/roles.ts";
 import { transaction } from "../../shared/store/open.ts";
+
+// Shared with the readers (the gateway asks them on its read-only connection); re-exported here.
+export { rolesOf, tenantExists };
 
 const HANDLE = /^[a-z0-9-]{2,63}$/;
 /** The grammar's `Scope` (contracts/grammar/charter.peggy), bounded. */
@@ -43,10 +47,6 @@ function checkDid(did: unknown): AdminResult<never> | null {
   if (isDidKey(did)) return null;
   const decoded = typeof did === "string" ? publicKeyFromDidKey(did) : null;
   return fail("bad_did", decoded !== null && !decoded.ok ? decoded.error.message : "an identity must be an Ed25519 did:key string");
-}
-
-export function tenantExists(db: DatabaseSync, handle: string): boolean {
-  return statement(db, "SELECT 1 FROM tenants WHERE handle = ?").get(handle) !== undefined;
 }
 
 /** The tenant's identity key file. */
@@ -149,30 +149,6 @@ export function delegate(db: DatabaseSync, input: { tenant: string; did: string;
     now,
   );
   return ok({ did, scope, until: until === null ? null : new Date(until).toISOString() });
-}
-
-const NO_ROLES: Roles = Object.freeze({ known: false, owner: false, member: false, scopes: Object.freeze([]) as readonly string[] });
-
-/**
- * What `did` is to `tenant` at `now`: owner, member (owners are members too), the scopes of its
- * delegations in force. `known` when it is any of these. An unknown tenant knows no one.
- */
-export function rolesOf(db: DatabaseSync, tenant: string, did: string, now: number): Roles {
-  const rows = statement(
-    db,
-    `SELECT 0 AS kind, role AS name FROM tenant_roles WHERE tenant = ? AND did = ?
-     UNION ALL SELECT 1, scope FROM delegations WHERE tenant = ? AND did = ? AND (until IS NULL OR until > ?)`,
-  ).all(tenant, did, tenant, did, now) as { kind: number; name: string }[];
-  if (rows.length === 0) return NO_ROLES;
-  let owner = false;
-  let member = false;
-  const scopes: string[] = [];
-  for (const row of rows) {
-    if (row.kind === 1) scopes.push(row.name);
-    else if (row.name === "owner") owner = true;
-    else member = true;
-  }
-  return { known: true, owner, member: member || owner, scopes };
 }
 
 /** An `unknown_tenant` (or `bad_handle`) failure when `tenant` does not exist, else null. */
