@@ -165,7 +165,10 @@ describe("idempotency", () => {
 
 describe("bad input: the right status, a problem document, nothing recorded", () => {
   const url = (action = "Request", ns = NS, tenant = "acme") => `${c.url}/v1/${tenant}/${ns}/actions/${action}`;
-  async function rejects(status: number, make: () => Promise<Answer>, detail?: RegExp): Promise<Answer> {
+  async function rejects(status: number, make: () => Promise<Answer>, detail?: RegExp): Promise<void> {
+    await problemOf(status, make, detail);
+  }
+  async function problemOf(status: number, make: () => Promise<Answer>, detail?: RegExp): Promise<Answer> {
     const before = historyCount();
     const a = await make();
     assert.equal(a.status, status, JSON.stringify(a.body));
@@ -201,7 +204,7 @@ describe("bad input: the right status, a problem document, nothing recorded", ()
   test("unknown action", () => rejects(404, () => act(c.url, ada, { namespace: NS, action: "Teleport", subject: "x" })));
   test("unexposed (internal) action", () => rejects(404, () => act(c.url, owner, { namespace: "acme.counter", action: "Adjust", subject: "t", args: { by: 2 } }), /no action 'Adjust' served/));
   test("wrong argument type, and a missing one", async () => {
-    const a = await rejects(400, () => act(c.url, ada, { namespace: NS, action: "Request", subject: "x", args: { ...request, units: "four" } }));
+    const a = await problemOf(400, () => act(c.url, ada, { namespace: NS, action: "Request", subject: "x", args: { ...request, units: "four" } }));
     assert.ok(a.body.errors.some((e: { pointer: string }) => e.pointer === "#/args/units"));
     const { units: _units, ...missing } = request;
     await rejects(400, () => act(c.url, ada, { namespace: NS, action: "Request", subject: "x", args: missing }));
