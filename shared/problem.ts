@@ -27,6 +27,7 @@ const titles: Record<number, string> = {
   422: "Unprocessable Content",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  501: "Not Implemented",
   503: "Service Unavailable",
 };
 

@@ -14,6 +14,7 @@ import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.t
 import { loadOrCreateNodeKey } from "../../shared/identity/index.ts";
 import { createApp } from "./app.ts";
 import { mountCommandRoutes } from "./routes/commands.ts";
+import { mountReadRoutes } from "./reads/read-routes.ts";
 import { mountTenantRoutes } from "./routes/tenants.ts";
 import { compileInChild } from "../../contracts/compile-in-child.ts";
 import type { AdminRequests } from "../../shared/protocol/admin.ts";
@@ -46,6 +47,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   if (!nodeKey.ok) throw new FatalError(nodeKey.error.message);
   mountWellKnown(app, { identity: nodeKey.value.did, version: config.version });
   mountCommandRoutes(app, { engine, nodeKey: nodeKey.value, now: () => Date.now() });
+  mountReadRoutes(app, { storePath: dataPaths(config.dataDir).store, now: () => Date.now() });
   const admin = new SocketLink<AdminRequests>(dataPaths(config.dataDir).adminSocket);
   mountTenantRoutes(app, { admin, compile: (source) => compileInChild(source), now: () => Date.now() });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;

@@ -1,0 +1,45 @@
+/**
+ * @module Who is reading: the bearer token of `Authorization: Bearer <JWT>` (wire.md "Queries"),
+ * verified for the audience `"{tenant}/{namespace}"` before the read transaction starts (jose is
+ * asynchronous; a transaction is not), and the caller's standing in the tenant, looked up inside it.
+ */
+import type { Context } from "hono";
+import type { DatabaseSync } from "node:sqlite";
+import { verifyBearer } from "../../../shared/identity/index.ts";
+import { HttpProblem, type Problem, problem } from "../../../shared/problem.ts";
+import { rolesOf } from "../../../shared/store/roles.ts";
+
+/** A verified caller's did, or why there is none (a 401 problem). */
+export type Bearer = { readonly ok: true; readonly did: string } | { readonly ok: false; readonly problem: Problem; readonly challenge: string };
+
+/** Verifies the request's bearer token, if any, for `tenant`/`namespace` at `now`. */
+export async function bearerOf(c: Context, tenant: string, namespace: string, now: number): Promise<Bearer> {
+  const header = c.req.header("authorization");
+  const token = header === undefined ? undefined : /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  // RFC 6750 §3: no error attribute when no credentials were sent at all.
+  const realm = `Bearer realm="${tenant}/${namespace}"`;
+  if (token === undefined) {
+    if (header === undefined) return { ok: false, challenge: realm, problem: problem(401, "unauthenticated", `send Authorization: Bearer <JWT>, a self-signed EdDSA JWT with aud "${tenant}/${namespace}"`) };
+    return { ok: false, challenge: `${realm}, error="invalid_request"`, problem: problem(401, "unauthenticated", "the Authorization header is not 'Bearer <JWT>'") };
+  }
+  const verified = await verifyBearer(token, { tenant, namespace, now });
+  return verified.ok ? { ok: true, did: verified.value } : { ok: false, challenge: `${realm}, error="invalid_token"`, problem: verified.error };
+}
+
+/**
+ * Throws 401 (with `WWW-Authenticate: Bearer`) without a valid token, 403 when the caller is not
+ * what `need` asks of it in `tenant`: `known` (owner, member or delegate) or `member` (owner or member).
+ */
+export function requireCaller(c: Context, db: DatabaseSync, bearer: Bearer, tenant: string, need: "known" | "member", now: number): string {
+  if (!bearer.ok) {
+    // Set on the context, so the single error mapper's response carries it.
+    c.header("WWW-Authenticate", bearer.challenge);
+    throw new HttpProblem(bearer.problem);
+  }
+  const roles = rolesOf(db, tenant, bearer.did, now);
+  if (need === "member" ? !roles.member : !roles.known) {
+    const who = need === "member" ? "an owner or member" : "an owner, member or delegate";
+    throw new HttpProblem(problem(403, "forbidden", `${bearer.did} is not ${who} of tenant '${tenant}'`));
+  }
+  return bearer.did;
+}

@@ -1,0 +1,99 @@
+/**
+ * @module One record and its history, for the tenant's owners and members (bearer token with
+ * aud `"{tenant}/{namespace}"`):
+ *
+ * - `GET /v1/{tenant}/{namespace}/records/{Aggregate}/{subject}` → `{subject, aggregate, artifact,
+ *   seq, state}` — the public fields only; 404 when the subject has no record.
+ * - `GET …/records/{Aggregate}/{subject}/history?after=SEQ&limit=N` → `{entries, next}`: every
+ *   command decided on that subject, accepted or refused, in commit order, `limit` (≤ 500,
+ *   default 100) at a time after `after`; `next` is the `after` of the following page, or null.
+ */
+import type { Context, Hono } from "hono";
+import type { DatabaseSync } from "node:sqlite";
+import type { Schema } from "../../../contracts/schema.ts";
+import { HttpProblem, problem } from "../../../shared/problem.ts";
+import { columnName, fromColumn, quote, tableName } from "../../../shared/store/columns.ts";
+import { tenantExists } from "../../../shared/store/roles.ts";
+import { bearerOf, requireCaller } from "./caller.ts";
+import type { ReadRouteDeps } from "./read-deps.ts";
+
+const MAX_LIMIT = 500;
+const DEFAULT_LIMIT = 100;
+const HISTORY_SQL =
+  "SELECT seq, action, signer, outcome, reason, artifact, committed_at, receipt FROM history " +
+  "WHERE tenant = ? AND namespace = ? AND aggregate = ? AND subject = ? AND seq > ? ORDER BY seq LIMIT ?";
+
+interface HistoryRow {
+  seq: bigint;
+  action: string;
+  signer: string;
+  outcome: string;
+  reason: string | null;
+  artifact: string;
+  committed_at: bigint;
+  receipt: string;
+}
+
+/** Checks the caller and finds the aggregate in the active schema; answers its public fields. */
+function resolve(c: Context, deps: ReadRouteDeps, db: DatabaseSync, bearer: Awaited<ReturnType<typeof bearerOf>>, now: number): { artifact: string; schema: Schema; fields: Schema["aggregates"][string]["fields"] } {
+  const { tenant, namespace, aggregate } = c.req.param() as { tenant: string; namespace: string; aggregate: string };
+  const active = deps.store.active(tenant, namespace);
+  if (active === null) throw new HttpProblem(problem(404, "not-found", tenantExists(db, tenant) ? `tenant '${tenant}' has no contract installed for ${namespace}` : `no tenant '${tenant}'`));
+  requireCaller(c, db, bearer, tenant, "member", now);
+  const agg = Object.hasOwn(active.schema.aggregates, aggregate) ? active.schema.aggregates[aggregate] : undefined;
+  if (agg === undefined) throw new HttpProblem(problem(404, "not-found", `${namespace} has no aggregate '${aggregate}'`));
+  return { artifact: active.artifact, schema: active.schema, fields: agg.fields.filter((f) => f.visibility === "public") };
+}
+
+/** A non-negative integer query parameter, within `max`, or a 400 problem. */
+function intParam(c: Context, name: string, fallback: number, min: number, max: number): number {
+  const text = c.req.query(name);
+  if (text === undefined) return fallback;
+  const n = /^\d{1,16}$/.test(text) ? Number(text) : NaN;
+  if (!(n >= min && n <= max)) throw new HttpProblem(problem(400, "bad-parameters", `'${name}' must be an integer from ${min} to ${max}`, [{ pointer: `?${name}`, detail: `must be an integer from ${min} to ${max}` }]));
+  return n;
+}
+
+export function mountRecordRoutes(app: Hono, deps: ReadRouteDeps): void {
+  app.get("/v1/:tenant/:namespace/records/:aggregate/:subject", async function getRecord(c) {
+    const { tenant, namespace, aggregate, subject } = c.req.param();
+    const now = deps.now();
+    const bearer = await bearerOf(c, tenant, namespace, now);
+    const record = deps.store.read((db) => {
+      const { schema, fields } = resolve(c, deps, db, bearer, now);
+      const cols = fields.map((f) => `, ${quote(columnName(f.name))}`).join("");
+      const sql = `SELECT artifact, seq${cols} FROM ${quote(tableName(schema.namespace, aggregate))} WHERE tenant = ? AND subject = ?`;
+      const row = deps.store.prepare(sql).get(tenant, subject) as Record<string, unknown> | undefined;
+      if (row === undefined) throw new HttpProblem(problem(404, "not-found", `${aggregate} '${subject}' has no record`));
+      const state = Object.fromEntries(fields.map((f) => [f.name, fromColumn(f.type, row[columnName(f.name)])]));
+      return { subject, aggregate, artifact: row.artifact as string, seq: Number(row.seq), state };
+    });
+    return c.json(record);
+  });
+
+  app.get("/v1/:tenant/:namespace/records/:aggregate/:subject/history", async function getHistory(c) {
+    const { tenant, namespace, aggregate, subject } = c.req.param();
+    const after = intParam(c, "after", 0, 0, Number.MAX_SAFE_INTEGER);
+    const limit = intParam(c, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT);
+    const now = deps.now();
+    const bearer = await bearerOf(c, tenant, namespace, now);
+    const page = deps.store.read((db) => {
+      resolve(c, deps, db, bearer, now);
+      // One more row than asked tells whether another page follows.
+      const rows = deps.store.prepare(HISTORY_SQL).all(tenant, namespace, aggregate, subject, after, limit + 1) as unknown as HistoryRow[];
+      const entries = rows.slice(0, limit).map((r) => ({
+        seq: Number(r.seq),
+        action: r.action,
+        signer: r.signer,
+        outcome: r.outcome,
+        reason: r.reason === null ? null : (JSON.parse(r.reason) as unknown),
+        artifact: r.artifact,
+        committedAt: new Date(Number(r.committed_at)).toISOString(),
+        receipt: JSON.parse(r.receipt) as unknown,
+      }));
+      const last = entries.at(-1);
+      return { entries, next: rows.length > limit && last !== undefined ? last.seq : null };
+    });
+    return c.json(page);
+  });
+}
