@@ -20,7 +20,7 @@ export function serveAdmin(channel: AdminChannel, handlers: AdminHandlers): void
   }
 }
 
-/** A listening admin socket; `close` stops accepting and ends the open connections after their replies. */
+/** A listening admin socket; `close` stops accepting, sends the replies already made, and ends the open connections. */
 export interface AdminServer {
   readonly server: Server;
   close(): Promise<void>;
