@@ -23,6 +23,9 @@ export interface ParamProblem {
 
 const SUBJECT = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The JSON Pointer (RFC 6901) of a parameter in the request body. */
+const pointerOf = (name: string) => `#/params/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+
 /** Why `value` is not a `type`, or null when it is one. */
 export function checkValue(type: Type, value: unknown): string | null {
   switch (type.kind) {
@@ -87,7 +90,7 @@ export function checkParams(
   const errors: ParamProblem[] = [];
   const values = new Map<string, SQLInputValue>();
   for (const p of declared) {
-    const pointer = `#/params/${p.name}`;
+    const pointer = pointerOf(p.name);
     if (!Object.hasOwn(given, p.name)) {
       errors.push({ pointer, detail: "is required" });
       continue;
@@ -99,7 +102,7 @@ export function checkParams(
     else values.set(p.name, bindable(p.type, value));
   }
   for (const name of Object.keys(given)) {
-    if (!declared.some((p) => p.name === name)) errors.push({ pointer: `#/params/${name}`, detail: "is not a parameter of this query" });
+    if (!declared.some((p) => p.name === name)) errors.push({ pointer: pointerOf(name), detail: "is not a parameter of this query" });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, values };
 }
