@@ -5,23 +5,29 @@
  * link are instances of it.
  */
 import type { Channel } from "../channel/channel.ts";
-import { ChannelError, type RequestMap } from "../channel/messages.ts";
+import { ChannelError, type NoticeMap, type RequestMap } from "../channel/messages.ts";
 import { connectChannel } from "../channel/socket.ts";
 
-export class SocketLink<Out extends RequestMap> {
+type LinkChannel<Out extends RequestMap, In extends NoticeMap> = Channel<Out, Record<string, never>, NoticeMap, In>;
+
+export class SocketLink<Out extends RequestMap, InNotice extends NoticeMap = NoticeMap> {
   readonly #path: string;
-  #current: Promise<Channel<Out, Record<string, never>>> | null = null;
+  readonly #onConnect: ((channel: LinkChannel<Out, InNotice>) => void) | null;
+  #current: Promise<LinkChannel<Out, InNotice>> | null = null;
   #closed = false;
 
-  constructor(socketPath: string) {
+  /** `onConnect` sees each new connection first (to listen for the server's notices). */
+  constructor(socketPath: string, options: { onConnect?: (channel: LinkChannel<Out, InNotice>) => void } = {}) {
     this.#path = socketPath;
+    this.#onConnect = options.onConnect ?? null;
   }
 
   /** The live channel, connecting (and waiting for the server to come back) when needed. */
-  channel(): Promise<Channel<Out, Record<string, never>>> {
+  channel(): Promise<LinkChannel<Out, InNotice>> {
     if (this.#closed) return Promise.reject(new ChannelError("channel_closed", `the link to ${this.#path} is closed`));
     if (this.#current === null) {
-      const connecting = connectChannel<Out, Record<string, never>>(this.#path, { retryForMs: 15_000 }).then((channel) => {
+      const connecting = connectChannel<Out, Record<string, never>, NoticeMap, InNotice>(this.#path, { retryForMs: 15_000 }).then((channel) => {
+        this.#onConnect?.(channel);
         channel.onClose(() => {
           if (this.#current === connecting) this.#current = null;
         });

@@ -1,11 +1,13 @@
 /**
- * @module The gateway's live event stream: committed changes, fed from the journal's `event` topic,
- * fanned out to subscribers in this process (the `/v1` event stream, `/api/events`, the console).
- * Delivery is at-least-once; each event carries its journal id so subscribers drop repeats.
+ * @module The gateway's live event stream, fanned out to subscribers in this process (the `/v1`
+ * event stream, `/api/events`, the console): commits the engine announces, and entries of the
+ * journal's `event` topic. Each event names its source and its id there (history seq or journal
+ * id), so a subscriber can drop repeats and catch up from the store after a gap.
  */
 
 /** A committed change as published to subscribers. */
 export interface LiveEvent {
+  readonly source: "commit" | "journal";
   readonly id: number;
   readonly payload: unknown;
 }

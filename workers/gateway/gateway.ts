@@ -30,9 +30,14 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   let workers: { states: Record<string, Lifecycle>; required: readonly string[] } = { states: {}, required: ["engine", "gateway"] };
   control.onNotice("workers", (w) => (workers = w));
 
-  const engine = new EngineLink(dataPaths(config.dataDir).engineSocket);
   const events = new EventHub();
-  const consumer = new JournalConsumer(engine, { claimant: claimantName("gateway", process.pid), topics: ["event"] }, (entry) => events.publish({ id: entry.id, payload: entry.payload }), log);
+  const engine = new EngineLink(dataPaths(config.dataDir).engineSocket, {
+    onConnect: (channel) =>
+      channel.onNotice("committed", ({ receipts }) => {
+        for (const receipt of receipts) events.publish({ source: "commit", id: receipt.seq, payload: receipt });
+      }),
+  });
+  const consumer = new JournalConsumer(engine, { claimant: claimantName("gateway", process.pid), topics: ["event"] }, (entry) => events.publish({ source: "journal", id: entry.id, payload: entry.payload }), log);
 
   const app = createApp(
     {
