@@ -107,6 +107,15 @@ describe("compiled queries on a state table", () => {
     assert.deepEqual(run(db, inventory, "Nothing", "acme", {}), []);
   });
 
+  it("short-circuits `and` like an action does: a guarded division never fails", () => {
+    assert.match(compile(inventory, "PerUnit").sql, /\(CASE WHEN \("f_stock" > :v0\) THEN \(charter_int\('\/', "f_price", "f_stock"\) <= :p_max\) ELSE 0 END\)/);
+    assert.deepEqual(run(db, inventory, "PerUnit", "acme", { max: 600 }), [
+      { id: "i-1", name: "hammer", value: 300 },
+      { id: "i-2", name: "nail", value: 0 },
+      { id: "i-4", name: "kit", value: 555 },
+    ].map((row) => Object.assign(Object.create(null), row)));
+  });
+
   it("fails on integer overflow instead of answering a float", () => {
     items.write("acme", "i-6", "art_x", 7, item("gold", "Part", 2 ** 40, 2 ** 40));
     assert.throws(() => run(db, inventory, "Valuation", "acme", {}), (e: unknown) => e instanceof QueryArithmeticError && e.code === "overflow");

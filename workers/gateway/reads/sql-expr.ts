@@ -7,6 +7,9 @@
  *   equal, an unset and a set one are not; on other types plain `=`/`<>`, which indexes serve.
  * - ordering comparisons with an unset operand do not hold (not NULL, which `not` would keep NULL).
  * - Int arithmetic is 64-bit and fails on overflow or division by zero (int-functions.ts).
+ * - `and`/`or` short-circuit, as in actions (`false and 1 / 0 == 0` fails nothing): where the
+ *   right side could fail, they become a CASE, which SQLite evaluates in order; elsewhere they
+ *   stay AND/OR, which the planner may reorder and serve from indexes.
  * - `len` counts characters of a text (SQLite's `length` on TEXT) or elements of a list (JSON).
  */
 import type { SQLInputValue } from "node:sqlite";
@@ -85,9 +88,9 @@ function binarySql(scope: ExprScope, e: Extract<Expr, { kind: "Binary" }>): stri
   const mayBeUnset = nullable(e.left.type) || nullable(e.right.type);
   switch (e.op) {
     case "and":
-      return `(${l} AND ${r})`;
+      return mayFail(e.right) ? `(CASE WHEN ${l} THEN ${r} ELSE 0 END)` : `(${l} AND ${r})`;
     case "or":
-      return `(${l} OR ${r})`;
+      return mayFail(e.right) ? `(CASE WHEN ${l} THEN 1 ELSE ${r} END)` : `(${l} OR ${r})`;
     case "==":
       return mayBeUnset ? `(${l} IS ${r})` : `(${l} = ${r})`;
     case "!=":
@@ -114,6 +117,20 @@ function binarySql(scope: ExprScope, e: Extract<Expr, { kind: "Binary" }>): stri
       const never: never = e.op;
       throw new Error(`unknown operator ${String(never)}`);
     }
+  }
+}
+
+/** Whether evaluating `e` can fail (Int arithmetic or negation). */
+function mayFail(e: Expr): boolean {
+  switch (e.kind) {
+    case "Binary":
+      return (["+", "-", "*", "/", "%"].includes(e.op) && e.left.type?.kind === "Int") || mayFail(e.left) || mayFail(e.right);
+    case "Unary":
+      return e.op === "-" || mayFail(e.operand);
+    case "Call":
+      return e.args.some(mayFail);
+    default:
+      return false;
   }
 }
 
