@@ -32,6 +32,7 @@ export class StoreView {
   #activeStmt: StatementSync | null = null;
   #schemaStmt: StatementSync | null = null;
   #versionStmt: StatementSync | null = null;
+  #snapshotStmt: StatementSync | null = null;
   #dataVersion = -1;
   readonly #active = new Map<string, string | null>();
   readonly #schemas = new Map<string, Schema>();
@@ -50,6 +51,7 @@ export class StoreView {
       // Preparing fails too while the engine has not yet migrated a new store.
       this.#activeStmt = db.prepare("SELECT artifact FROM installs WHERE tenant = ? AND namespace = ? AND status = 'active'");
       this.#schemaStmt = db.prepare("SELECT schema FROM artifacts WHERE id = ?");
+      this.#snapshotStmt = db.prepare("SELECT 1 FROM installs LIMIT 1");
       this.#versionStmt = db.prepare("PRAGMA data_version");
     } catch (error) {
       db?.close();
@@ -68,6 +70,9 @@ export class StoreView {
     const db = this.db();
     db.exec("BEGIN");
     try {
+      // BEGIN is deferred: the first read fixes the snapshot, and only then does data_version say
+      // whether that snapshot holds commits the cached installs have not seen.
+      this.#snapshotStmt?.get();
       const { data_version: version } = this.#versionStmt?.get() as { data_version: number };
       if (version !== this.#dataVersion) {
         this.#active.clear();
