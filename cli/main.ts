@@ -16,6 +16,7 @@ const commands: Record<string, Command> = {
   serve: { summary: "run the engine-only edition (contracts, generated /v1 API, voters)", load: () => import("./commands/serve.ts") },
   compile: { summary: "compile a contract and print its artifact id (--wat prints the WebAssembly text)", load: () => import("./commands/compile.ts") },
   check: { summary: "check a contract and print its diagnostics", load: () => import("./commands/check.ts") },
+  workbench: { summary: "try a contract and a list of steps on a throwaway node (--steps FILE)", load: () => import("./commands/workbench.ts") },
   keygen: { summary: "create an Ed25519 identity key (--out FILE) and print its did:key", load: () => import("./commands/keygen.ts") },
   identity: { summary: "print this data directory's node identity (creates the key if missing)", load: () => import("./commands/identity.ts") },
   tenant: { summary: "create tenants; manage owners, members and delegations; show and list them", load: () => import("./commands/tenant.ts") },
