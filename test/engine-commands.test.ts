@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, test } from "node:test";
+import type { Schema } from "../contracts/schema.ts";
+import { tableName } from "../shared/store/columns.ts";
 import { generateKeyPair, type KeyPair, verifyReceipt } from "../shared/identity/index.ts";
 import { type Charter, cleanup, lockOf, startCharter, stopCharter, tempDataDir, waitFor } from "./helpers/charter-process.ts";
 import { act, type Answer, post, signed } from "./helpers/client.ts";
@@ -23,6 +25,11 @@ let bob: KeyPair;
 let owner: KeyPair;
 let nodeDid: string;
 let db: DatabaseSync;
+/** The table of the installed shipping contract's orders. */
+const orders = () => {
+  const row = db.prepare("SELECT a.schema FROM installs i JOIN artifacts a ON a.id = i.artifact WHERE i.namespace = ? AND i.status = 'active'").get(NS) as { schema: string };
+  return `"${tableName(JSON.parse(row.schema) as Schema, "Order")}"`;
+};
 const historyCount = () => (db.prepare("SELECT count(*) AS n FROM history").get() as { n: number }).n;
 
 before(async () => {
@@ -70,7 +77,7 @@ describe("spec §3.1 transition table", () => {
   test("New → Requested by Request; its conditions refuse and change nothing", async () => {
     refused(await go(ada, "Request", "o-units", { ...request, units: 0 }), "units > 0");
     refused(await go(ada, "Request", "o-units", { ...request, crates: 0 }), "crates > 0");
-    assert.equal(db.prepare("SELECT count(*) AS n FROM st_acme_shipping__Order WHERE subject = 'o-units'").get()?.n, 0, "a refused command creates no record");
+    assert.equal(db.prepare(`SELECT count(*) AS n FROM ${orders()} WHERE subject = 'o-units'`).get()?.n, 0, "a refused command creates no record");
     accepted(await go(ada, "Request", "o-1", request), { status: "Requested", customer: "Ada Ltd", units: 4, crates: 2, requested_by: ada.did });
     refused(await go(ada, "Request", "o-1", request), "state.status == New");
   });
@@ -120,7 +127,7 @@ describe("spec §3.1 transition table", () => {
     const artifact = (db.prepare("SELECT artifact FROM installs WHERE namespace = ?").get(NS) as { artifact: string }).artifact;
     const rows = db.prepare("SELECT DISTINCT artifact FROM history WHERE namespace = ?").all(NS) as { artifact: string }[];
     assert.deepEqual(rows.map((r) => r.artifact), [artifact]);
-    const states = db.prepare("SELECT DISTINCT artifact FROM st_acme_shipping__Order").all() as { artifact: string }[];
+    const states = db.prepare(`SELECT DISTINCT artifact FROM ${orders()}`).all() as { artifact: string }[];
     assert.deepEqual(states.map((r) => r.artifact), [artifact]);
   });
 });

@@ -10,6 +10,7 @@ import { test } from "node:test";
 import { loadArtifact } from "../contracts/runtime/index.ts";
 import type { KeyPair } from "../shared/identity/index.ts";
 import { stateDigest } from "../workers/engine/commands.ts";
+import { tableName } from "../shared/store/columns.ts";
 import { StateTable } from "../workers/engine/state-table.ts";
 import { cleanup, lockOf, sleep, startCharter, stopCharter, tempDataDir, waitFor } from "./helpers/charter-process.ts";
 import { post, signed } from "./helpers/client.ts";
@@ -92,10 +93,11 @@ test(`${TOTAL} commands, ${KILLS} engine kills: receipts are history, exactly on
   for (const [key, state] of states) {
     const [namespace, aggregate, subject] = key.split("/") as [string, string, string];
     const program = [...programs.values()].find((p) => p.schema.namespace === namespace) as ReturnType<typeof loadArtifact>;
-    const stored = new StateTable(db, namespace, aggregate, program.schema.aggregates[aggregate]?.fields ?? []).read("acme", subject);
+    const stored = new StateTable(db, program.schema, aggregate).read("acme", subject);
     assert.deepEqual(stored?.state, state, `stored state of ${key}`);
   }
-  const subjects = db.prepare("SELECT (SELECT count(*) FROM st_acme_counter__Tally) + (SELECT count(*) FROM st_acme_shipping__Order) AS n").get() as { n: number };
+  const tables = [...programs.values()].flatMap((p) => Object.keys(p.schema.aggregates).map((a) => `"${tableName(p.schema, a)}"`));
+  const subjects = db.prepare(`SELECT ${tables.map((t) => `(SELECT count(*) FROM ${t})`).join(" + ")} AS n`).get() as { n: number };
   assert.equal(subjects.n, states.size, "no stored record that history does not explain");
   db.close();
   cleanup(dataDir);

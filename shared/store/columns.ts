@@ -13,9 +13,14 @@ import type { Type } from "../../contracts/ast.ts";
 /** Quotes an SQL identifier. */
 export const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-/** The table holding the records of `aggregate` in `namespace` (all tenants). */
-export function tableName(namespace: string, aggregate: string): string {
-  return `st_${namespace.replace(/[^a-z0-9]/g, "_")}__${aggregate}`;
+/**
+ * The table holding the records of `aggregate` under the artifact whose schema this is (all
+ * tenants that installed it). Tables are per contract version — named by the digest of the source
+ * block the artifact was compiled from, which fixes its layout — so upgrading one tenant (which
+ * moves its records into the new version's tables) never changes a table another tenant uses.
+ */
+export function tableName(schema: { readonly namespace: string; readonly source: { readonly sha256: string } }, aggregate: string): string {
+  return `st_${schema.namespace.replace(/[^a-z0-9]/g, "_")}_${schema.source.sha256.slice(0, 12)}__${aggregate}`;
 }
 
 /** The column of a state field. */

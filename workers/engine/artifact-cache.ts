@@ -45,9 +45,7 @@ export class ArtifactCache {
       if (row === undefined) throw new Error(`artifact ${id} is not stored`);
       const program = loadArtifact({ schema: row.schema, wasm: row.wasm });
       const tables = new Map<string, StateTable>();
-      for (const [name, aggregate] of Object.entries(program.schema.aggregates)) {
-        tables.set(name, new StateTable(this.#db, program.schema.namespace, name, aggregate.fields));
-      }
+      for (const name of Object.keys(program.schema.aggregates)) tables.set(name, new StateTable(this.#db, program.schema, name));
       loaded = { id, schema: program.schema, program, tables };
       this.#byId.set(id, loaded);
     }

@@ -31,26 +31,18 @@ function sqlType(type: Type): string {
   }
 }
 
-/** Creates the aggregate's table, or adds the columns a newer version introduces. Idempotent. */
-export function deriveTable(db: DatabaseSync, namespace: string, aggregate: string, fields: readonly SchemaField[]): void {
-  const table = quote(tableName(namespace, aggregate));
-  const existing = new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(tableName(namespace, aggregate)) as { name: string }[]).map((r) => r.name));
-  if (existing.size === 0) {
-    const columns = fields.map((f) => `${quote(columnName(f.name))} ${sqlType(f.type)}`);
-    db.exec(
-      `CREATE TABLE ${table} (tenant TEXT NOT NULL, subject TEXT NOT NULL, artifact TEXT NOT NULL, seq INTEGER NOT NULL, ` +
-        `${columns.join(", ")}${columns.length ? ", " : ""}PRIMARY KEY (tenant, subject)) WITHOUT ROWID`,
-    );
-    return;
-  }
-  for (const f of fields) {
-    if (!existing.has(columnName(f.name))) db.exec(`ALTER TABLE ${table} ADD COLUMN ${quote(columnName(f.name))} ${sqlType(f.type)}`);
-  }
+/** Creates the aggregate's table for this contract version if it does not exist yet. */
+export function deriveTable(db: DatabaseSync, schema: Schema, aggregate: string, fields: readonly SchemaField[]): void {
+  const columns = fields.map((f) => `${quote(columnName(f.name))} ${sqlType(f.type)}`);
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${quote(tableName(schema, aggregate))} (tenant TEXT NOT NULL, subject TEXT NOT NULL, artifact TEXT NOT NULL, seq INTEGER NOT NULL, ` +
+      `${columns.join(", ")}${columns.length ? ", " : ""}PRIMARY KEY (tenant, subject)) WITHOUT ROWID`,
+  );
 }
 
 /** Derives every aggregate table of a schema. */
 export function deriveTables(db: DatabaseSync, schema: Schema): void {
-  for (const [aggregate, { fields }] of Object.entries(schema.aggregates)) deriveTable(db, schema.namespace, aggregate, fields);
+  for (const [aggregate, { fields }] of Object.entries(schema.aggregates)) deriveTable(db, schema, aggregate, fields);
 }
 
 /** Prepared reads and writes of one aggregate table, with the conversions of its fields. */
@@ -59,9 +51,10 @@ export class StateTable {
   readonly #select: StatementSync;
   readonly #upsert: StatementSync;
 
-  constructor(db: DatabaseSync, namespace: string, aggregate: string, fields: readonly SchemaField[]) {
+  constructor(db: DatabaseSync, schema: Schema, aggregate: string) {
+    const fields = schema.aggregates[aggregate]?.fields ?? [];
     this.fields = fields;
-    const table = quote(tableName(namespace, aggregate));
+    const table = quote(tableName(schema, aggregate));
     const cols = fields.map((f) => quote(columnName(f.name)));
     this.#select = db.prepare(`SELECT artifact, seq${cols.map((c) => `, ${c}`).join("")} FROM ${table} WHERE tenant = ? AND subject = ?`);
     this.#select.setReadBigInts(true);

@@ -8,7 +8,7 @@ import { DatabaseSync } from "node:sqlite";
 import { describe, it } from "node:test";
 import { compileContract } from "../../../contracts/compile.ts";
 import type { Schema } from "../../../contracts/schema.ts";
-import { toColumn } from "../../../shared/store/columns.ts";
+import { tableName, toColumn } from "../../../shared/store/columns.ts";
 // The engine derives the tables; using its function keeps this test on the real layout.
 import { deriveTables, StateTable } from "../../engine/state-table.ts";
 import { QueryArithmeticError, registerIntFunctions } from "./int-functions.ts";
@@ -44,7 +44,7 @@ describe("compileQuery", () => {
     const q = compile(shipping, "ByStatus");
     const columns = ["subject", "key", "status", "customer", "destination", "units", "crates", "crates_checked", "paid", "credit_terms", "requested_by", "confirmed_by"];
     const select = columns.map((c) => (c === "subject" || c === "key" ? `subject AS "${c}"` : `"f_${c}" AS "${c}"`)).join(", ");
-    assert.equal(q.sql, `SELECT ${select} FROM "st_acme_shipping__Order" WHERE tenant = :tenant AND ("f_status" = :p_status) ORDER BY subject LIMIT :v0`);
+    assert.equal(q.sql, `SELECT ${select} FROM "${tableName(shipping, "Order")}" WHERE tenant = :tenant AND ("f_status" = :p_status) ORDER BY subject LIMIT :v0`);
     assert.deepEqual(q.literals, { v0: 100n });
     assert.deepEqual(q.params, ["status"]);
     assert.deepEqual([...q.counts], []);
@@ -56,7 +56,7 @@ describe("compileQuery", () => {
     const q = compile(inventory, "PriceList");
     assert.equal(
       q.sql,
-      `SELECT subject AS "id", "f_name" AS "name", charter_int('*', "f_stock", "f_price") AS "value" FROM "st_acme_inventory__Item" ` +
+      `SELECT subject AS "id", "f_name" AS "name", charter_int('*', "f_stock", "f_price") AS "value" FROM "${tableName(inventory, "Item")}" ` +
         `WHERE tenant = :tenant AND (("f_stock" >= :p_min_stock) AND ("f_kind" <> :v0)) ORDER BY "f_price" DESC, subject LIMIT :p_count OFFSET :p_skip`,
     );
     assert.deepEqual(q.literals, { v0: "Kit" });
@@ -71,7 +71,7 @@ describe("compileQuery", () => {
 
   it("reads the rows left after paging through a subquery that carries its order", () => {
     const q = compile(inventory, "CheapestInStock");
-    assert.match(q.sql, /^SELECT "q1"\."key" AS "id", "q1"\."name" AS "name", "q1"\."price" AS "value" FROM \(SELECT .* "f_price" AS "#o0", subject AS "#o1" FROM "st_acme_inventory__Item" WHERE tenant = :tenant ORDER BY "f_price", subject LIMIT :p_n\) AS "q1" WHERE \("q1"\."stock" > :v0\) ORDER BY "q1"\."#o0", "q1"\."#o1"$/);
+    assert.match(q.sql, /^SELECT "q1"\."key" AS "id", "q1"\."name" AS "name", "q1"\."price" AS "value" FROM \(SELECT .* "f_price" AS "#o0", subject AS "#o1" FROM "st_acme_inventory_[0-9a-f]{12}__Item" WHERE tenant = :tenant ORDER BY "f_price", subject LIMIT :p_n\) AS "q1" WHERE \("q1"\."stock" > :v0\) ORDER BY "q1"\."#o0", "q1"\."#o1"$/);
   });
 
   it("refuses stages it does not serve yet, naming them", () => {
@@ -81,7 +81,7 @@ describe("compileQuery", () => {
 
 describe("compiled queries on a state table", () => {
   const db = storeWith(inventory);
-  const items = new StateTable(db, "acme.inventory", "Item", inventory.aggregates.Item?.fields ?? []);
+  const items = new StateTable(db, inventory, "Item");
   const item = (name: string, kind: string, stock: number, price: number, added = "2026-01-01", by: string | null = null) => ({ name, kind, stock, price, added_by: by, added, cost: 1 });
   items.write("acme", "i-1", "art_x", 1, item("hammer", "Tool", 3, 900));
   items.write("acme", "i-2", "art_x", 2, item("nail", "Part", 500, 2));

@@ -135,7 +135,7 @@ function baseLevel(schema: Schema, source: QuerySource): Level {
     ["key", { sql: "subject", type: SUBJECT_TYPE }],
   ]);
   for (const f of aggregate.fields) if (f.visibility === "public") columns.set(f.name, { sql: quote(columnName(f.name)), type: f.type });
-  return { from: quote(tableName(schema.namespace, name)), where: ["tenant = :tenant"], order: [{ sql: "subject", desc: false }], limit: null, offset: null, columns };
+  return { from: quote(tableName(schema, name)), where: ["tenant = :tenant"], order: [{ sql: "subject", desc: false }], limit: null, offset: null, columns };
 }
 
 function columnSql(level: Level, name: string): string {

@@ -62,7 +62,7 @@ export function mountRecordRoutes(app: Hono, deps: ReadRouteDeps): void {
     const record = deps.store.read((db) => {
       const { schema, fields } = resolve(c, deps, db, bearer, now);
       const cols = fields.map((f) => `, ${quote(columnName(f.name))}`).join("");
-      const sql = `SELECT artifact, seq${cols} FROM ${quote(tableName(schema.namespace, aggregate))} WHERE tenant = ? AND subject = ?`;
+      const sql = `SELECT artifact, seq${cols} FROM ${quote(tableName(schema, aggregate))} WHERE tenant = ? AND subject = ?`;
       const row = deps.store.prepare(sql).get(tenant, subject) as Record<string, unknown> | undefined;
       if (row === undefined) throw new HttpProblem(problem(404, "not-found", `${aggregate} '${subject}' has no record`));
       const state = Object.fromEntries(fields.map((f) => [f.name, fromColumn(f.type, row[columnName(f.name)])]));
