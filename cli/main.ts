@@ -15,6 +15,7 @@ const commands: Record<string, Command> = {
   node: { summary: "run the personal node (engine, /api, assistant, connectors)", load: () => import("./commands/node.ts") },
   serve: { summary: "run the engine-only edition (contracts, generated /v1 API, voters)", load: () => import("./commands/serve.ts") },
   compile: { summary: "compile a contract and print its artifact id (--wat prints the WebAssembly text)", load: () => import("./commands/compile.ts") },
+  describe: { summary: "write a contract's API descriptions: openapi.json, schema.graphql, api.proto (--out DIR)", load: () => import("./commands/describe.ts") },
   check: { summary: "check a contract and print its diagnostics", load: () => import("./commands/check.ts") },
   workbench: { summary: "try a contract and a list of steps on a throwaway node (--steps FILE)", load: () => import("./commands/workbench.ts") },
   keygen: { summary: "create an Ed25519 identity key (--out FILE) and print its did:key", load: () => import("./commands/keygen.ts") },

@@ -5,6 +5,7 @@
  * producing schema JSON and WAT — is added by appending to `caseKinds`, nothing else changes.
  */
 import { compileKind } from "./compile-kind.ts";
+import { describeKind } from "./describe-kind.ts";
 import { diagnosticsKind } from "./diagnostics-kind.ts";
 
 /** One kind of golden case. */
@@ -22,4 +23,4 @@ export interface CaseKind {
 }
 
 /** Every kind the harness runs, in order. */
-export const caseKinds: CaseKind[] = [diagnosticsKind, compileKind];
+export const caseKinds: CaseKind[] = [diagnosticsKind, compileKind, describeKind];
