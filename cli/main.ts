@@ -17,6 +17,7 @@ const commands: Record<string, Command> = {
   compile: { summary: "compile a contract and print its artifact id (--wat prints the WebAssembly text)", load: () => import("./commands/compile.ts") },
   describe: { summary: "write a contract's API descriptions: openapi.json, schema.graphql, api.proto (--out DIR)", load: () => import("./commands/describe.ts") },
   check: { summary: "check a contract and print its diagnostics", load: () => import("./commands/check.ts") },
+  lsp: { summary: "run the language server for editors over stdio (diagnostics, completion, hover, definition, outline, formatting)", load: () => import("./commands/lsp.ts") },
   workbench: { summary: "try a contract and a list of steps on a throwaway node (--steps FILE)", load: () => import("./commands/workbench.ts") },
   keygen: { summary: "create an Ed25519 identity key (--out FILE) and print its did:key", load: () => import("./commands/keygen.ts") },
   identity: { summary: "print this data directory's node identity (creates the key if missing)", load: () => import("./commands/identity.ts") },
