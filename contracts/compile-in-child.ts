@@ -4,6 +4,7 @@
  * costs ~110 MB); later calls wait their turn.
  */
 import { spawn } from "node:child_process";
+import type { CheckOptions } from "./check/check-contract.ts";
 import { fileURLToPath } from "node:url";
 import type { CompileOutcome } from "./artifact-wire.ts";
 
@@ -24,18 +25,18 @@ let running = 0;
 const waiting: (() => void)[] = [];
 
 /** Compiles `source` in a child process: the artifact, or the located diagnostics. */
-export async function compileInChild(source: string, options: { timeoutMs?: number } = {}): Promise<CompileOutcome> {
+export async function compileInChild(source: string, options: { timeoutMs?: number; previous?: CheckOptions["previous"] } = {}): Promise<CompileOutcome> {
   if (running >= MAX_CHILDREN) await new Promise<void>((resolve) => waiting.push(resolve));
   running++;
   try {
-    return await runChild(source, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    return await runChild(JSON.stringify({ source, previous: options.previous }), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   } finally {
     running--;
     waiting.shift()?.();
   }
 }
 
-function runChild(source: string, timeoutMs: number): Promise<CompileOutcome> {
+function runChild(input: string, timeoutMs: number): Promise<CompileOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CHILD], { stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
@@ -62,6 +63,6 @@ function runChild(source: string, timeoutMs: number): Promise<CompileOutcome> {
         reject(new CompileChildError("the compiler's output is not JSON"));
       }
     });
-    child.stdin.end(source);
+    child.stdin.end(input);
   });
 }

@@ -3,6 +3,7 @@
  * never loads the compiler), then install the artifact for the tenant — through the running node's
  * admin socket, or on the store directly when none runs. Prints the artifact id.
  */
+import type { Schema } from "../../contracts/schema.ts";
 import { runAdmin } from "../admin-client.ts";
 import { dataDirFrom } from "../options.ts";
 import { parse, report, usageError } from "./admin-command.ts";
@@ -29,10 +30,19 @@ export default async function install(args: string[]): Promise<number> {
   const { compileContract } = await import("../../contracts/compile.ts");
   const { formatDiagnostics } = await import("../../contracts/diagnostics.ts");
   const { artifactWire } = await import("../../contracts/artifact-wire.ts");
-  const compiled = compileContract(source);
+  const { previousFromSchema } = await import("../../contracts/previous-schema.ts");
+  const dataDir = dataDirFrom(p.values.data as string | undefined);
+  let compiled = compileContract(source);
+  const upgrades = compiled.artifact?.schema.upgrades ?? null;
+  if (upgrades !== null) {
+    // An upgrade is checked again against the version it replaces (missing `migrate` lines, old.FIELD).
+    const replaced = await runAdmin(dataDir, "artifact-schema", { id: upgrades });
+    if (replaced.ok) compiled = compileContract(source, { previous: previousFromSchema(JSON.parse(replaced.value.schemaJson) as Schema) });
+  }
   for (const line of formatDiagnostics(source, compiled.diagnostics)) process.stderr.write(`${file}: ${line}\n`);
   if (compiled.artifact === undefined) return 1;
 
-  const result = await runAdmin(dataDirFrom(p.values.data as string | undefined), "install", { tenant, artifact: artifactWire(compiled.artifact, source), by: null });
+  const result = await runAdmin(dataDir, "install", { tenant, artifact: artifactWire(compiled.artifact, source), by: null });
+  if (result.ok && result.value.replaced) process.stderr.write(`upgraded ${result.value.replaced} → ${result.value.artifact}: ${result.value.migrated ?? 0} record(s) migrated\n`);
   return report("install", result, (r) => `${r.artifact}\n`);
 }

@@ -1,5 +1,6 @@
 /**
- * @module The interpreter's expression evaluation, written from the language reference: bigints
+ * @module The interpreter's expression evaluation, written from the language reference (also what
+ * runs `migrate` blocks when an upgrade is installed, once per record): bigints
  * checked against 64 bits, left-to-right operands, short-circuit `and`/`or`, refusals carried out
  * by a `Refusal` value.
  */
@@ -24,6 +25,8 @@ export class Refusal {
 /** What names read while one action runs; `site` is the line being evaluated. */
 export interface Env {
   readonly state: ReadonlyMap<string, Value>;
+  /** The previous version's state, inside a `migrate` block (upgrades run it once per record). */
+  readonly old?: ReadonlyMap<string, Value>;
   readonly args: ReadonlyMap<string, Value>;
   readonly signer: string | null;
   readonly time: bigint;
@@ -75,6 +78,8 @@ export function evaluate(e: Expr, env: Env): Value {
     case "Call":
       return call(e.fn.name, e.args, typeOf(e), env);
     case "OldField":
+      if (env.old === undefined) throw new Error("old.FIELD outside a migrate block");
+      return env.old.get(e.field.name) as Value;
     case "QueryParam":
       throw new Error(`${e.kind} in an action`);
   }

@@ -72,6 +72,9 @@ export interface Installed {
   readonly version: string;
   /** True when this very artifact was already the active one (nothing changed). */
   readonly unchanged: boolean;
+  /** An upgrade: how many records moved to this version, and the artifact it replaced. */
+  readonly migrated?: number;
+  readonly replaced?: string | null;
 }
 
 /** One row of `contracts list`: an install joined with its tenant. */
@@ -95,6 +98,8 @@ export type AdminRequests = {
   /** `requireOwner`: refuse with `not_owner` unless `by` owns the tenant (checked in the same turn as the install). */
   install: Req<{ tenant: string; artifact: ArtifactWire; by: string | null; requireOwner?: boolean }, Installed>;
   "contracts-list": Req<{ tenant?: string }, ContractRow[]>;
+  /** A stored artifact's canonical schema (to check an upgrade against the version it replaces). */
+  "artifact-schema": Req<{ id: string }, { schemaJson: string }>;
 };
 
 /** The request types, for dispatch tables that must name every one. */

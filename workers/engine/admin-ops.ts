@@ -18,6 +18,8 @@ export interface AdminDeps {
   readonly clock: Clock;
   /** Called after an install changed the active artifact of a tenant's namespace (the engine drops its cached lookup). */
   readonly onInstalled?: (tenant: string, namespace: string) => void;
+  /** Runs an install between command batches (the engine's command processor); inline when absent. */
+  readonly exclusive?: <T>(fn: () => T) => Promise<T>;
 }
 
 /** One handler per request type; the record type makes a new request type break the build until handled. */
@@ -28,6 +30,7 @@ export type AdminHandlers = {
 /** The admin operations bound to a store. */
 export function adminHandlers(deps: AdminDeps): AdminHandlers {
   const { db, keysDir, clock, onInstalled } = deps;
+  const exclusive = deps.exclusive ?? (<T>(fn: () => T) => Promise.resolve(fn()));
   return {
     "tenant-create": (r) => createTenant(db, { handle: r.handle, owners: r.owners, by: r.by ?? null, keysDir, now: clock.now() }),
     "tenant-member-add": (r) => addRole(db, r.tenant, r.did, "member", clock.now()),
@@ -38,12 +41,17 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
     "tenant-describe": (r) => describeTenant(db, r.tenant),
     "tenant-list": () => ok(listTenants(db)),
     "tenant-roles": (r) => checkTenant(db, r.tenant) ?? ok(rolesOf(db, r.tenant, r.did, clock.now())),
-    install: (r) => {
-      const result = install(db, r, clock.now());
-      if (result.ok && !result.value.unchanged) onInstalled?.(r.tenant, result.value.namespace);
-      return result;
-    },
+    install: (r) =>
+      exclusive(() => {
+        const result = install(db, r, clock.now());
+        if (result.ok && !result.value.unchanged) onInstalled?.(r.tenant, result.value.namespace);
+        return result;
+      }),
     "contracts-list": (r) => listContracts(db, r.tenant),
+    "artifact-schema": (r) => {
+      const row = db.prepare("SELECT schema FROM artifacts WHERE id = ?").get(r.id) as { schema: string } | undefined;
+      return row === undefined ? fail("unknown_artifact", `no artifact ${r.id} is stored`) : ok({ schemaJson: row.schema });
+    },
   };
 }
 

@@ -104,11 +104,13 @@ export class CommandProcessor {
   readonly #insertKey: StatementSync;
   readonly #findKey: StatementSync;
   readonly #receiptAt: StatementSync;
+  readonly #maxSeq: StatementSync;
 
   constructor(deps: CommandDeps) {
     this.#deps = deps;
     const { db } = deps;
-    this.#lastSeq = Number((db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM history").get() as { seq: number }).seq);
+    this.#maxSeq = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM history");
+    this.#lastSeq = 0;
     this.#insertHistory = db.prepare(
       "INSERT INTO history (seq, tenant, namespace, aggregate, subject, action, signer, artifact, outcome, reason, args, command, before_digest, after_digest, receipt, committed_at) " +
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -127,6 +129,19 @@ export class CommandProcessor {
         setImmediate(() => this.#pump());
       }
     });
+  }
+
+  /**
+   * Runs `fn` between batches: after the batch in flight has committed and before the next one is
+   * planned (installs and upgrades, so no batch straddles an artifact change).
+   */
+  exclusive<T>(fn: () => T): Promise<T> {
+    const result = this.#running.then(fn);
+    this.#running = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
   }
 
   /** Resolves once every queued command has been answered. */
@@ -230,6 +245,8 @@ export class CommandProcessor {
 
     const answers = new Map<Planned, CommandAnswer>();
     const receipts: Receipt[] = [];
+    // Upgrades write history too (between batches): take the next seq from the store itself.
+    this.#lastSeq = Number((this.#maxSeq.get() as { seq: number }).seq);
     const firstSeq = this.#lastSeq;
     const committedAt = new Date(now).toISOString();
     const relaxed = planned.every((x) => x.action.durability === "memory");

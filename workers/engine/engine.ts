@@ -69,7 +69,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     s.on("close", () => sockets.delete(s));
   });
   // Operators and the gateway's tenant routes: DATA/admin.sock, mode 0600 (workers/engine/admin.ts).
-  const admin = await startAdminSocket(paths.adminSocket, { db, keysDir: paths.keys, clock: systemClock, onInstalled: (t, ns) => artifacts.invalidate(t, ns) });
+  const admin = await startAdminSocket(paths.adminSocket, { db, keysDir: paths.keys, clock: systemClock, onInstalled: (t, ns) => artifacts.invalidate(t, ns), exclusive: (fn) => commands.exclusive(fn) });
 
   return {
     async drain() {

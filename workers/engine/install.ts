@@ -9,6 +9,7 @@ import { artifactId } from "../../contracts/artifact.ts";
 import type { Schema } from "../../contracts/schema.ts";
 import { transaction } from "../../shared/store/open.ts";
 import { deriveTables } from "./state-table.ts";
+import { migrateRecords } from "./upgrade.ts";
 
 /** A compiled artifact as sent to the engine. */
 export interface ArtifactUpload {
@@ -21,7 +22,18 @@ export interface ArtifactUpload {
 }
 
 export type InstallResult =
-  | { readonly ok: true; readonly value: { readonly artifact: string; readonly namespace: string; readonly version: string; readonly unchanged: boolean } }
+  | {
+      readonly ok: true;
+      readonly value: {
+        readonly artifact: string;
+        readonly namespace: string;
+        readonly version: string;
+        readonly unchanged: boolean;
+        /** Records moved to this version (an upgrade), and the artifact it replaced. */
+        readonly migrated?: number;
+        readonly replaced?: string | null;
+      };
+    }
   | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
 
 const fail = (code: string, message: string): InstallResult => ({ ok: false, error: { code, message } });
@@ -39,36 +51,59 @@ export function installArtifact(db: DatabaseSync, input: { tenant: string; artif
   if (schema.format !== "charter-schema/1") return fail("bad_artifact", `unknown schema format ${String(schema.format)}`);
   if (db.prepare("SELECT 1 FROM tenants WHERE handle = ?").get(tenant) === undefined) return fail("unknown_tenant", `no tenant '${tenant}'`);
 
-  return transaction(db, () => {
-    const active = db.prepare("SELECT artifact FROM installs WHERE tenant = ? AND namespace = ? AND status = 'active'").get(tenant, schema.namespace) as { artifact: string } | undefined;
-    if (active?.artifact === artifact.id) return { ok: true, value: { artifact: artifact.id, namespace: schema.namespace, version: schema.version, unchanged: true } } as const;
-    if (active !== undefined) {
-      if (schema.upgrades === null) {
-        return fail("upgrade_required", `${schema.namespace} already has ${active.artifact} installed for ${tenant}; a new version must say \`upgrades ${active.artifact}\``);
+  try {
+    return transaction(db, () => {
+      const active = db.prepare("SELECT artifact FROM installs WHERE tenant = ? AND namespace = ? AND status = 'active'").get(tenant, schema.namespace) as { artifact: string } | undefined;
+      if (active?.artifact === artifact.id) return { ok: true, value: { artifact: artifact.id, namespace: schema.namespace, version: schema.version, unchanged: true, migrated: 0, replaced: null } } as const;
+      if (active !== undefined) {
+        if (schema.upgrades === null) {
+          return fail("upgrade_required", `${schema.namespace} already has ${active.artifact} installed for ${tenant}; a new version must say \`upgrades ${active.artifact}\``);
+        }
+        if (schema.upgrades !== active.artifact) {
+          return fail("upgrade_mismatch", `this version upgrades ${schema.upgrades}, but ${tenant} has ${active.artifact} installed for ${schema.namespace}`);
+        }
       }
-      if (schema.upgrades !== active.artifact) {
-        return fail("upgrade_mismatch", `this version upgrades ${schema.upgrades}, but ${tenant} has ${active.artifact} installed for ${schema.namespace}`);
+      if (active === undefined && schema.upgrades !== null) return fail("upgrade_mismatch", `this version upgrades ${schema.upgrades}, but ${tenant} has no artifact installed for ${schema.namespace}`);
+      db.prepare("INSERT OR IGNORE INTO artifacts (id, namespace, version, schema, wasm, source, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
+        artifact.id,
+        schema.namespace,
+        schema.version,
+        artifact.schemaJson,
+        artifact.wasm,
+        artifact.source,
+        now,
+      );
+      deriveTables(db, schema);
+      let migrated = 0;
+      if (active !== undefined) {
+        const previous = db.prepare("SELECT schema FROM artifacts WHERE id = ?").get(active.artifact) as { schema: string };
+        const from = { id: active.artifact, schema: JSON.parse(previous.schema) as Schema };
+        const result = migrateRecords(db, { tenant, from, to: { id: artifact.id, schema }, by: installedBy ?? "", now });
+        // Throwing rolls the whole install back: no record, table row or install changes.
+        if (!result.ok) throw new UpgradeRefused(result.error.code, result.error.message);
+        migrated = result.migrated;
+        db.prepare("UPDATE installs SET status = 'replaced' WHERE tenant = ? AND namespace = ? AND artifact = ?").run(tenant, schema.namespace, active.artifact);
       }
-      return fail("upgrade_unsupported", "upgrading an installed contract (migrating its records) is not available in this version of Charter");
-    }
-    if (schema.upgrades !== null) return fail("upgrade_mismatch", `this version upgrades ${schema.upgrades}, but ${tenant} has no artifact installed for ${schema.namespace}`);
-    db.prepare("INSERT OR IGNORE INTO artifacts (id, namespace, version, schema, wasm, source, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
-      artifact.id,
-      schema.namespace,
-      schema.version,
-      artifact.schemaJson,
-      artifact.wasm,
-      artifact.source,
-      now,
-    );
-    deriveTables(db, schema);
-    db.prepare("INSERT INTO installs (tenant, namespace, artifact, status, installed_at, installed_by) VALUES (?, ?, ?, 'active', ?, ?)").run(
-      tenant,
-      schema.namespace,
-      artifact.id,
-      now,
-      installedBy,
-    );
-    return { ok: true, value: { artifact: artifact.id, namespace: schema.namespace, version: schema.version, unchanged: false } } as const;
-  });
+      db.prepare("INSERT OR REPLACE INTO installs (tenant, namespace, artifact, status, installed_at, installed_by) VALUES (?, ?, ?, 'active', ?, ?)").run(
+        tenant,
+        schema.namespace,
+        artifact.id,
+        now,
+        installedBy,
+      );
+      return { ok: true, value: { artifact: artifact.id, namespace: schema.namespace, version: schema.version, unchanged: false, migrated, replaced: active?.artifact ?? null } } as const;
+    });
+  } catch (error) {
+    if (error instanceof UpgradeRefused) return fail(error.code, error.message);
+    throw error;
+  }
+}
+
+/** Abandons an upgrade from inside its transaction. */
+class UpgradeRefused extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
 }

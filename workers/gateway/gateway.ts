@@ -15,6 +15,7 @@ import { loadOrCreateNodeKey } from "../../shared/identity/index.ts";
 import { createApp } from "./app.ts";
 import { mountCommandRoutes } from "./routes/commands.ts";
 import { mountReadRoutes } from "./reads/read-routes.ts";
+import { mountSurfaces } from "./surfaces/mount-surfaces.ts";
 import { mountTenantRoutes } from "./routes/tenants.ts";
 import { compileInChild } from "../../contracts/compile-in-child.ts";
 import type { AdminRequests } from "../../shared/protocol/admin.ts";
@@ -53,8 +54,9 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   mountWellKnown(app, { identity: nodeKey.value.did, version: config.version });
   mountCommandRoutes(app, { engine, nodeKey: nodeKey.value, now: () => Date.now() });
   mountReadRoutes(app, { storePath: dataPaths(config.dataDir).store, now: () => Date.now() });
+  mountSurfaces(app, { engine, nodeKey: nodeKey.value, now: () => Date.now(), storePath: dataPaths(config.dataDir).store, log });
   const admin = new SocketLink<AdminRequests>(dataPaths(config.dataDir).adminSocket);
-  mountTenantRoutes(app, { admin, compile: (source) => compileInChild(source), now: () => Date.now() });
+  mountTenantRoutes(app, { admin, compile: (source, previous) => compileInChild(source, { previous }), now: () => Date.now() });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   await listen(server, config.listen.host, config.listen.port);
   const address = server.address() as AddressInfo;

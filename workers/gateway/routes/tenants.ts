@@ -16,14 +16,17 @@ import { parseInstall, verifyBearer } from "../../../shared/identity/index.ts";
 import { HttpProblem, problem } from "../../../shared/problem.ts";
 import type { AdminError, AdminRequests, AdminRequestType, AdminResult } from "../../../shared/protocol/admin.ts";
 import type { CompileOutcome } from "../../../contracts/artifact-wire.ts";
+import type { CheckOptions } from "../../../contracts/check/check-contract.ts";
 import { CompileChildError } from "../../../contracts/compile-in-child.ts";
+import { previousFromSchema, upgradesOf } from "../../../contracts/previous-schema.ts";
+import type { Schema } from "../../../contracts/schema.ts";
 import { problemResponse } from "../problem-response.ts";
 
 export interface TenantRouteDeps {
   /** The engine's admin channel (a SocketLink on `DATA/admin.sock`). */
   readonly admin: { request<K extends AdminRequestType>(type: K, body: AdminRequests[K]["request"]): Promise<AdminRequests[K]["response"]> };
   /** Compiles a contract's Markdown out of process (contracts/compile-in-child.ts). */
-  readonly compile: (source: string) => Promise<CompileOutcome>;
+  readonly compile: (source: string, previous?: CheckOptions["previous"]) => Promise<CompileOutcome>;
   readonly now: () => number;
 }
 
@@ -81,9 +84,9 @@ async function installFrom(c: Context): Promise<string> {
 }
 
 /** Compiles out of process; a compile that ran out of time is a 503 (a crash stays a logged 500). */
-async function compile(deps: TenantRouteDeps, source: string): Promise<CompileOutcome> {
+async function compile(deps: TenantRouteDeps, source: string, previous?: CheckOptions["previous"]): Promise<CompileOutcome> {
   try {
-    return await deps.compile(source);
+    return await deps.compile(source, previous);
   } catch (error) {
     if (error instanceof CompileChildError && error.timedOut) throw new HttpProblem(problem(503, "compile-timeout", error.message));
     throw error;
@@ -110,7 +113,13 @@ export function mountTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
     // Ownership first: nobody else gets to spend a compiler process.
     const { value: roles } = await ask(deps, "tenant-roles", { tenant, did: signer });
     if (!roles.owner) throw new HttpProblem(problem(403, "not-owner", `${signer} is not an owner of '${tenant}'; only owners install contracts`));
-    const compiled = await compile(deps, payload.source);
+    let compiled = await compile(deps, payload.source);
+    // An upgrade is checked again against the version it replaces (missing `migrate` lines, old.FIELD).
+    const upgrades = compiled.ok ? upgradesOf(compiled.artifact.schemaJson) : null;
+    if (upgrades !== null) {
+      const replaced = await deps.admin.request("artifact-schema", { id: upgrades }).catch(() => null);
+      if (replaced?.ok) compiled = await compile(deps, payload.source, previousFromSchema(JSON.parse(replaced.value.schemaJson) as Schema));
+    }
     if (!compiled.ok) {
       const count = compiled.errors.length;
       throw new HttpProblem(problem(422, "compile-errors", `the contract has ${count} error${count === 1 ? "" : "s"}`, compiled.errors));
