@@ -137,7 +137,7 @@ describe("views", () => {
     const compiled = compileContract(shipping);
     assert.ok(compiled.artifact);
     const installed = await handlers.install({ tenant: "acme", artifact: artifactWire(compiled.artifact, shipping), by: ada });
-    assert.deepEqual(installed, { ok: true, value: { artifact: compiled.artifact.id, namespace: "acme.shipping", version: compiled.artifact.schema.version, unchanged: false } });
+    assert.deepEqual(installed, { ok: true, value: { artifact: compiled.artifact.id, namespace: "acme.shipping", version: compiled.artifact.schema.version, unchanged: false, migrated: 0, replaced: null } });
 
     const r = describeTenant(db, "acme");
     assert.ok(r.ok);
