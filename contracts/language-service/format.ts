@@ -2,8 +2,8 @@
  * @module Formatting the `charter` block to one canonical layout, idempotently. Line breaks are the
  * author's; the formatter sets each line's indentation (two spaces per open `{` or `(`; in a query,
  * two for the source and each `|` stage and six for a stage's continuation lines), the spacing
- * inside lines (see `format-spacing.ts`), a trailing comment at its column (aligned comments stay
- * aligned) or one space after the code when the code reaches it, no trailing spaces, at
+ * inside lines (see `format-spacing.ts`), a trailing comment at its column relative to the
+ * line's indentation (aligned comments stay aligned), or one space after the code that reaches it, no trailing spaces, at
  * most one blank line in a row, none just inside `{ … }`, and one before each top-level declaration
  * (and the comments above it).
  *
@@ -40,7 +40,7 @@ export function formatBlock(markdown: string, body: Span): string | null {
   const original = markdown.slice(body[0], body[1]);
   const eol = original.includes("\r\n") ? "\r\n" : "\n";
   const lines = tokenLines(tokenize(markdown, body[0], body[1], keptExactly(contract)));
-  return layout(markdown, lines).map((l) => l + eol).join("");
+  return layout(lines).map((l) => l + eol).join("");
 }
 
 /** Spans whose text must survive byte for byte (sorted). */
@@ -60,7 +60,7 @@ function keptExactly(contract: Contract): Span[] {
 
 type QueryPart = "none" | "header" | "source" | "stages";
 
-function layout(markdown: string, lines: readonly Token[][]): string[] {
+function layout(lines: readonly Token[][]): string[] {
   const out: string[] = [];
   const topComments: boolean[] = []; // per output line: a comment at the top level
   let stack = 0;
@@ -87,7 +87,7 @@ function layout(markdown: string, lines: readonly Token[][]): string[] {
       const stageLine = commentOnly ? startsStage(lines, index, query) : first.text === "|" || query === "source";
       indent = (stageLine ? 1 : 3) + depth;
     }
-    const text = joinLine(markdown, INDENT.repeat(indent), tokens);
+    const text = joinLine(INDENT.repeat(indent), tokens);
     if (blank && out.length > 0 && !afterOpen && code[0]?.text !== "}") {
       out.push("");
       topComments.push(false);
@@ -129,15 +129,18 @@ function startsStage(lines: readonly Token[][], index: number, query: QueryPart)
   return true;
 }
 
-/** A line's tokens after `indent`; a trailing comment keeps its column while the code ends left of it. */
-function joinLine(markdown: string, indent: string, tokens: readonly Token[]): string {
+/** A line's tokens after `indent`; a trailing comment keeps its place relative to the indentation while the code ends left of it. */
+function joinLine(indent: string, tokens: readonly Token[]): string {
   const state: LineState = { angles: 0 };
   let text = indent;
   for (const [i, t] of tokens.entries()) {
     const prev = tokens[i - 1];
     if (prev !== undefined && t.kind === "comment") {
-      const column = t.start - (markdown.lastIndexOf("\n", t.start - 1) + 1);
-      text += " ".repeat(Math.max(1, column - text.length));
+      // The comment's column moves with the line's indentation, so comments aligned in a block stay so.
+      const first = tokens[0] as Token;
+      const column = indent.length + t.start - first.start;
+      // After a condition kept across lines, columns of the first line mean nothing: one space.
+      text += text.includes("\n") ? " " : " ".repeat(Math.max(1, column - text.length));
     } else if (prev !== undefined) text += gap(tokens[i - 2] ?? null, prev, t, state);
     text += t.kind === "comment" ? t.text.trimEnd() : t.text;
   }
