@@ -98,6 +98,9 @@ export type AdminRequests = {
   /** `requireOwner`: refuse with `not_owner` unless `by` owns the tenant (checked in the same turn as the install). */
   install: Req<{ tenant: string; artifact: ArtifactWire; by: string | null; requireOwner?: boolean }, Installed>;
   "contracts-list": Req<{ tenant?: string }, ContractRow[]>;
+  /** Stop serving a namespace (records stay readable to owners), and serve it again. */
+  "contract-retire": Req<{ tenant: string; namespace: string }, { artifact: string }>;
+  "contract-restore": Req<{ tenant: string; namespace: string }, { artifact: string }>;
   /** A stored artifact's canonical schema (to check an upgrade against the version it replaces). */
   "artifact-schema": Req<{ id: string }, { schemaJson: string }>;
 };

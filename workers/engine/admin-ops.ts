@@ -7,6 +7,7 @@ import type { DatabaseSync } from "node:sqlite";
 import type { Clock } from "../../shared/clock.ts";
 import type { AdminRequests, AdminRequestType, AdminResult, ArtifactWire, Installed } from "../../shared/protocol/admin.ts";
 import { installArtifact } from "./install.ts";
+import { restoreNamespace, retireNamespace } from "./retire.ts";
 import { describeTenant, listContracts, listTenants } from "./tenant-views.ts";
 import { addRole, checkTenant, createTenant, delegate, fail, ok, removeRole, rolesOf } from "./tenants.ts";
 
@@ -31,6 +32,11 @@ export type AdminHandlers = {
 export function adminHandlers(deps: AdminDeps): AdminHandlers {
   const { db, keysDir, clock, onInstalled } = deps;
   const exclusive = deps.exclusive ?? (<T>(fn: () => T) => Promise.resolve(fn()));
+  /** Tells the engine a namespace's active artifact changed, when it did. */
+  const changed = <T>(r: { tenant: string; namespace: string }, result: AdminResult<T>): AdminResult<T> => {
+    if (result.ok) onInstalled?.(r.tenant, r.namespace);
+    return result;
+  };
   return {
     "tenant-create": (r) => createTenant(db, { handle: r.handle, owners: r.owners, by: r.by ?? null, keysDir, now: clock.now() }),
     "tenant-member-add": (r) => addRole(db, r.tenant, r.did, "member", clock.now()),
@@ -48,6 +54,8 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
         return result;
       }),
     "contracts-list": (r) => listContracts(db, r.tenant),
+    "contract-retire": (r) => exclusive(() => changed(r, checkTenant(db, r.tenant) ?? retireNamespace(db, r.tenant, r.namespace))),
+    "contract-restore": (r) => exclusive(() => changed(r, checkTenant(db, r.tenant) ?? restoreNamespace(db, r.tenant, r.namespace))),
     "artifact-schema": (r) => {
       const row = db.prepare("SELECT schema FROM artifacts WHERE id = ?").get(r.id) as { schema: string } | undefined;
       return row === undefined ? fail("unknown_artifact", `no artifact ${r.id} is stored`) : ok({ schemaJson: row.schema });

@@ -105,12 +105,14 @@ export class CommandProcessor {
   readonly #findKey: StatementSync;
   readonly #receiptAt: StatementSync;
   readonly #maxSeq: StatementSync;
+  readonly #retired: StatementSync;
 
   constructor(deps: CommandDeps) {
     this.#deps = deps;
     const { db } = deps;
     this.#maxSeq = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM history");
     this.#lastSeq = 0;
+    this.#retired = db.prepare("SELECT 1 FROM installs WHERE tenant = ? AND namespace = ? AND status = 'retired'");
     this.#insertHistory = db.prepare(
       "INSERT INTO history (seq, tenant, namespace, aggregate, subject, action, signer, artifact, outcome, reason, args, command, before_digest, after_digest, receipt, committed_at) " +
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -186,7 +188,8 @@ export class CommandProcessor {
       }
       const artifact = artifacts.active(p.tenant, p.namespace);
       if (artifact === null) {
-        answer(problem(404, "unknown-namespace", `tenant '${p.tenant}' has no contract installed for namespace '${p.namespace}'`));
+        const retired = this.#retired.get(p.tenant, p.namespace) !== undefined;
+        answer(problem(404, "unknown-namespace", retired ? `namespace '${p.namespace}' is retired for tenant '${p.tenant}'` : `tenant '${p.tenant}' has no contract installed for namespace '${p.namespace}'`));
         continue;
       }
       const action = Object.values(artifact.schema.actions).find((a) => a.name === p.action);

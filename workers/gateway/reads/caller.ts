@@ -30,15 +30,15 @@ export async function bearerOf(c: Context, tenant: string, namespace: string, no
  * Throws 401 (with `WWW-Authenticate: Bearer`) without a valid token, 403 when the caller is not
  * what `need` asks of it in `tenant`: `known` (owner, member or delegate) or `member` (owner or member).
  */
-export function requireCaller(c: Context, db: DatabaseSync, bearer: Bearer, tenant: string, need: "known" | "member", now: number): string {
+export function requireCaller(c: Context, db: DatabaseSync, bearer: Bearer, tenant: string, need: "known" | "member" | "owner", now: number): string {
   if (!bearer.ok) {
     // Set on the context, so the single error mapper's response carries it.
     c.header("WWW-Authenticate", bearer.challenge);
     throw new HttpProblem(bearer.problem);
   }
   const roles = rolesOf(db, tenant, bearer.did, now);
-  if (need === "member" ? !roles.member : !roles.known) {
-    const who = need === "member" ? "an owner or member" : "an owner, member or delegate";
+  if (need === "owner" ? !roles.owner : need === "member" ? !roles.member : !roles.known) {
+    const who = need === "owner" ? "an owner" : need === "member" ? "an owner or member" : "an owner, member or delegate";
     throw new HttpProblem(problem(403, "forbidden", `${bearer.did} is not ${who} of tenant '${tenant}'`));
   }
   return bearer.did;

@@ -37,12 +37,15 @@ interface HistoryRow {
 /** Checks the caller and finds the aggregate in the active schema; answers its public fields. */
 function resolve(c: Context, deps: ReadRouteDeps, db: DatabaseSync, bearer: Awaited<ReturnType<typeof bearerOf>>, now: number): { artifact: string; schema: Schema; fields: Schema["aggregates"][string]["fields"] } {
   const { tenant, namespace, aggregate } = c.req.param() as { tenant: string; namespace: string; aggregate: string };
+  // A retired namespace's records and history stay readable, to owners only.
   const active = deps.store.active(tenant, namespace);
-  if (active === null) throw new HttpProblem(problem(404, "not-found", tenantExists(db, tenant) ? `tenant '${tenant}' has no contract installed for ${namespace}` : `no tenant '${tenant}'`));
-  requireCaller(c, db, bearer, tenant, "member", now);
-  const agg = Object.hasOwn(active.schema.aggregates, aggregate) ? active.schema.aggregates[aggregate] : undefined;
+  const retired = active === null ? deps.store.retired(tenant, namespace) : null;
+  const installed = active ?? retired;
+  if (installed === null) throw new HttpProblem(problem(404, "not-found", tenantExists(db, tenant) ? `tenant '${tenant}' has no contract installed for ${namespace}` : `no tenant '${tenant}'`));
+  requireCaller(c, db, bearer, tenant, retired !== null ? "owner" : "member", now);
+  const agg = Object.hasOwn(installed.schema.aggregates, aggregate) ? installed.schema.aggregates[aggregate] : undefined;
   if (agg === undefined) throw new HttpProblem(problem(404, "not-found", `${namespace} has no aggregate '${aggregate}'`));
-  return { artifact: active.artifact, schema: active.schema, fields: agg.fields.filter((f) => f.visibility === "public") };
+  return { artifact: installed.artifact, schema: installed.schema, fields: agg.fields.filter((f) => f.visibility === "public") };
 }
 
 /** A non-negative integer query parameter, within `max`, or a 400 problem. */

@@ -96,6 +96,14 @@ export class StoreView {
     return id === null ? null : { artifact: id, schema: this.#schema(id) };
   }
 
+  /** The most recently retired artifact of `namespace` for `tenant` (owners may still read it), or null. */
+  retired(tenant: string, namespace: string): ActiveSchema | null {
+    const row = this.db().prepare("SELECT artifact FROM installs WHERE tenant = ? AND namespace = ? AND status = 'retired' ORDER BY installed_at DESC LIMIT 1").get(tenant, namespace) as
+      | { artifact: string }
+      | undefined;
+    return row === undefined ? null : { artifact: row.artifact, schema: this.#schema(row.artifact) };
+  }
+
   #schema(id: string): Schema {
     let schema = this.#schemas.get(id);
     if (schema === undefined) {
