@@ -91,22 +91,18 @@ describe("charter lsp over stdio", () => {
     deepStrictEqual(await lsp.request("textDocument/completion", { textDocument: { uri }, position: { line: 2, character: 0 } }), []);
   });
 
-  it("publishes diagnostics for a 2,000-line contract within 300 ms of a change", async () => {
+  // The 300 ms target itself is measured by bench/lsp.ts; a test asserts behaviour, not time.
+  it("publishes the right diagnostics for each change of a 2,000-line contract", async () => {
     const uri = "file:///w/large.charter.md";
     const text = largeContract(2000);
     ok(text.split("\n").length >= 2000);
     lsp.open(uri, text);
     deepStrictEqual((await lsp.diagnostics(uri, 1)).diagnostics, []);
     const at = position(text, "amount > 0", "amount > ".length, 70);
-    const times: number[] = [];
     for (let version = 2; version <= 8; version++) {
-      const started = performance.now();
       lsp.change(uri, version, [{ range: { start: at, end: { line: at.line, character: at.character + 1 } }, text: version % 2 === 0 ? "x" : "0" }]);
       const published = await lsp.diagnostics(uri, version);
-      times.push(performance.now() - started);
       equal(published.diagnostics.length, version % 2 === 0 ? 1 : 0);
     }
-    times.sort((a, b) => a - b);
-    ok((times[3] ?? Infinity) < 300, `median ${times[3]} ms (all: ${times.map((t) => t.toFixed(0)).join(", ")})`);
   });
 });
