@@ -10,17 +10,15 @@ import { charterBin, cleanup, lockOf, spawnCharter, startCharter, stopCharter, t
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
-test("`npm start`-style start answers /health within 3 s; SIGTERM drains and exits 0 within 5 s", async () => {
+// How fast it starts (target < 1.5 s) and stops is measured by bench/tree.ts; a test asserts what happens.
+test("`npm start`-style start answers /health with 200; SIGTERM drains in-flight requests and exits 0", async () => {
   const dataDir = tempDataDir();
-  const started = Date.now();
   const c = await startCharter({ edition: "node", dataDir });
   const health = await fetch(`${c.url}/health`);
-  const elapsed = Date.now() - started;
   assert.equal(health.status, 200);
   const body = (await health.json()) as { status: string; version: string; uptime: number; workers: Record<string, string> };
   assert.equal(body.status, "ok");
   assert.deepEqual(body.workers, { engine: "running", gateway: "running" });
-  assert.ok(elapsed < 3000, `first 200 after ${elapsed} ms`);
 
   // Requests on established connections when SIGTERM arrives are all answered.
   const url = new URL(`${c.url}/health`);
@@ -37,12 +35,10 @@ test("`npm start`-style start answers /health within 3 s; SIGTERM drains and exi
       }),
   );
   await new Promise((r) => setTimeout(r, 5));
-  const stopAt = Date.now();
   const exit = stopCharter(c);
   const statuses = await Promise.all(inFlight);
   assert.ok(statuses.every((s) => s === 200), `statuses: ${statuses.join(",")}`);
   assert.deepEqual(await exit, { code: 0, signal: null });
-  assert.ok(Date.now() - stopAt < 5000);
   cleanup(dataDir);
 });
 
