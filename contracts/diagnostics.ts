@@ -4,6 +4,7 @@
  * printed, so the same value can be shown by the CLI, an editor or a golden file.
  */
 import type { Span } from "./ast.ts";
+import { lineAt, lineStarts } from "./source-lines.ts";
 
 /** Which pass found the problem; printed as the first word of the message. */
 export type Phase = "syntax" | "validation" | "type" | "query" | "upgrade";
@@ -53,17 +54,10 @@ export function formatDiagnostic(markdown: string, d: Diagnostic): string {
 
 /** Formats many diagnostics of one file, indexing its lines once (a huge file may have many). */
 export function formatDiagnostics(markdown: string, diagnostics: readonly Diagnostic[]): string[] {
-  const starts = [0];
-  for (let i = markdown.indexOf("\n"); i !== -1; i = markdown.indexOf("\n", i + 1)) starts.push(i + 1);
+  const starts = lineStarts(markdown);
   return diagnostics.map((d) => {
     const offset = Math.max(0, Math.min(d.span[0], markdown.length));
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((starts[mid] ?? 0) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
+    const lo = lineAt(starts, offset);
     const lineStart = starts[lo] ?? 0;
     const { column } = lineColumn(markdown.slice(lineStart, offset + 1), offset - lineStart);
     return `${d.phase} error: ${d.message} at line ${lo + 1}:${column}`;

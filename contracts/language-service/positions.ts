@@ -5,23 +5,14 @@
  */
 import type { Position, Range } from "vscode-languageserver-protocol";
 import type { Span } from "../ast.ts";
+import { lineAt, lineStarts } from "../source-lines.ts";
 
 /** The offset at which each line of `text` starts. */
-export function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
+export { lineStarts };
 
 /** The editor position of `offset` (clamped to the text). */
 export function positionAt(starts: readonly number[], offset: number): Position {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((starts[mid] ?? 0) <= offset) lo = mid;
-    else hi = mid - 1;
-  }
+  const lo = lineAt(starts, offset);
   return { line: lo, character: Math.max(0, offset - (starts[lo] ?? 0)) };
 }
 

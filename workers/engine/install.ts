@@ -7,6 +7,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { artifactId } from "../../contracts/artifact.ts";
 import type { Schema } from "../../contracts/schema.ts";
+import type { Installed } from "../../shared/protocol/admin.ts";
 import { transaction } from "../../shared/store/open.ts";
 import { deriveTables } from "./state-table.ts";
 import { migrateRecords } from "./upgrade.ts";
@@ -22,18 +23,7 @@ export interface ArtifactUpload {
 }
 
 export type InstallResult =
-  | {
-      readonly ok: true;
-      readonly value: {
-        readonly artifact: string;
-        readonly namespace: string;
-        readonly version: string;
-        readonly unchanged: boolean;
-        /** Records moved to this version (an upgrade), and the artifact it replaced. */
-        readonly migrated?: number;
-        readonly replaced?: string | null;
-      };
-    }
+  | { readonly ok: true; readonly value: Installed }
   | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
 
 const fail = (code: string, message: string): InstallResult => ({ ok: false, error: { code, message } });

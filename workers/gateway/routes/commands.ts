@@ -3,39 +3,19 @@
  * out (wire.md). The gateway checks the JWS, its freshness and that it names this path; the engine
  * decides everything else. Input that is not a command gets a problem document and changes nothing.
  */
-import type { Context, Hono } from "hono";
+import type { Hono } from "hono";
 import { type KeyPair, parseCommand, signReceipt } from "../../../shared/identity/index.ts";
 import { ChannelError } from "../../../shared/channel/messages.ts";
-import { HttpProblem, problem } from "../../../shared/problem.ts";
+import { problem } from "../../../shared/problem.ts";
 import type { CommandAnswer } from "../../../shared/protocol/engine.ts";
 import type { EngineLink } from "../../../shared/worker/engine-link.ts";
 import { problemResponse } from "../problem-response.ts";
+import { signedBody } from "../signed-body.ts";
 
 export interface CommandRouteDeps {
   readonly engine: EngineLink;
   readonly nodeKey: KeyPair;
   readonly now: () => number;
-}
-
-/** The compact JWS from the body: `{"command": "<JWS>"}`, or the JWS itself as application/jose. */
-async function commandFrom(c: Context): Promise<string> {
-  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
-  const text = await c.req.text();
-  if (type === "application/jose") return text.trim();
-  if (type !== "application/json" && type !== "") {
-    throw new HttpProblem(problem(415, "unsupported-media-type", "send the command as application/json {\"command\": \"<JWS>\"} or as application/jose"));
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new HttpProblem(problem(400, "malformed-json", "the request body is not valid JSON"));
-  }
-  const command = (body as { command?: unknown } | null)?.command;
-  if (typeof command !== "string") {
-    throw new HttpProblem(problem(400, "malformed-body", "the body must be {\"command\": \"<compact JWS>\"}", [{ pointer: "#/command", detail: "a compact JWS string is required" }]));
-  }
-  return command;
 }
 
 /** Sends a verified command to the engine; an engine that went away mid-request is a 503. */
@@ -56,7 +36,7 @@ export async function submit(deps: CommandRouteDeps, jws: string, tenant: string
 export function mountCommandRoutes(app: Hono, deps: CommandRouteDeps): void {
   app.post("/v1/:tenant/:namespace/actions/:action", async function postCommand(c) {
     const { tenant, namespace, action } = c.req.param();
-    const answer = await submit(deps, await commandFrom(c), tenant, namespace, action);
+    const answer = await submit(deps, await signedBody(c, "command"), tenant, namespace, action);
     if (answer.kind === "problem") return problemResponse(c, answer.problem);
     const body = JSON.stringify({ receipt: answer.receipt, jws: signReceipt(deps.nodeKey, answer.receipt) });
     const headers: Record<string, string> = { "content-type": "application/json" };

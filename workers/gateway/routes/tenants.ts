@@ -21,6 +21,7 @@ import { CompileChildError } from "../../../contracts/compile-in-child.ts";
 import { previousFromSchema, upgradesOf } from "../../../contracts/previous-schema.ts";
 import type { Schema } from "../../../contracts/schema.ts";
 import { problemResponse } from "../problem-response.ts";
+import { signedBody } from "../signed-body.ts";
 
 export interface TenantRouteDeps {
   /** The engine's admin channel (a SocketLink on `DATA/admin.sock`). */
@@ -62,27 +63,6 @@ function bearerToken(c: Context): string | undefined {
   return match?.[1];
 }
 
-/** The install JWS from the body: `{"install": "<JWS>"}`, or the JWS itself as application/jose. */
-async function installFrom(c: Context): Promise<string> {
-  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
-  const text = await c.req.text();
-  if (type === "application/jose") return text.trim();
-  if (type !== "application/json" && type !== "") {
-    throw new HttpProblem(problem(415, "unsupported-media-type", 'send the install as application/json {"install": "<JWS>"} or as application/jose'));
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new HttpProblem(problem(400, "malformed-json", "the request body is not valid JSON"));
-  }
-  const install = (body as { install?: unknown } | null)?.install;
-  if (typeof install !== "string") {
-    throw new HttpProblem(problem(400, "malformed-body", 'the body must be {"install": "<compact JWS>"}', [{ pointer: "#/install", detail: "a compact JWS string is required" }]));
-  }
-  return install;
-}
-
 /** Compiles out of process; a compile that ran out of time is a 503 (a crash stays a logged 500). */
 async function compile(deps: TenantRouteDeps, source: string, previous?: CheckOptions["previous"]): Promise<CompileOutcome> {
   try {
@@ -107,7 +87,7 @@ export function mountTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
 
   app.post("/v1/:tenant/_install", async function postInstall(c) {
     const tenant = c.req.param("tenant");
-    const verified = parseInstall(await installFrom(c), { now: deps.now(), tenant });
+    const verified = parseInstall(await signedBody(c, "install"), { now: deps.now(), tenant });
     if (!verified.ok) return problemResponse(c, verified.error);
     const { signer, payload } = verified.value;
     // Ownership first: nobody else gets to spend a compiler process.
