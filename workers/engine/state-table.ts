@@ -8,6 +8,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import type { Type } from "../../contracts/ast.ts";
 import type { Schema, SchemaField } from "../../contracts/schema.ts";
 import { columnName, fromColumn, quote, tableName, toColumn } from "../../shared/store/columns.ts";
+import { deriveReadIndexes, FulltextWriter } from "./read-indexes.ts";
 
 // The layout and conversions are shared with the readers (the gateway); re-exported for the engine.
 export { columnName, fromColumn, quote, tableName, toColumn };
@@ -43,6 +44,8 @@ export function deriveTable(db: DatabaseSync, schema: Schema, aggregate: string,
 /** Derives every aggregate table of a schema. */
 export function deriveTables(db: DatabaseSync, schema: Schema): void {
   for (const [aggregate, { fields }] of Object.entries(schema.aggregates)) deriveTable(db, schema, aggregate, fields);
+  // The FTS5 tables and the indexes the declared queries need (read-indexes.ts).
+  deriveReadIndexes(db, schema);
 }
 
 /** Prepared reads and writes of one aggregate table, with the conversions of its fields. */
@@ -50,6 +53,7 @@ export class StateTable {
   readonly fields: readonly SchemaField[];
   readonly #select: StatementSync;
   readonly #upsert: StatementSync;
+  readonly #fulltext: FulltextWriter | null;
 
   constructor(db: DatabaseSync, schema: Schema, aggregate: string) {
     const fields = schema.aggregates[aggregate]?.fields ?? [];
@@ -63,6 +67,8 @@ export class StateTable {
       `INSERT INTO ${table} (${all.join(", ")}) VALUES (${all.map(() => "?").join(", ")}) ` +
         `ON CONFLICT (tenant, subject) DO UPDATE SET ${all.slice(2).map((c) => `${c} = excluded.${c}`).join(", ")}`,
     );
+    const fulltext = new FulltextWriter(db, schema, aggregate);
+    this.#fulltext = fulltext.empty ? null : fulltext;
   }
 
   /** The stored state of a subject, or null when it has no record. */
@@ -79,5 +85,6 @@ export class StateTable {
     const values: SQLInputValue[] = [tenant, subject, artifact, seq];
     for (const f of this.fields) values.push(toColumn(f.type, state[f.name]));
     this.#upsert.run(...values);
+    this.#fulltext?.write(tenant, subject, state);
   }
 }

@@ -14,6 +14,7 @@ import { fromJson, isProblem, toJson, type Value } from "../../contracts/interpr
 import type { Schema, SchemaField } from "../../contracts/schema.ts";
 import { columnName, fromColumn, quote, tableName } from "../../shared/store/columns.ts";
 import { stateDigest } from "./commands.ts";
+import { dropTenantFulltext } from "./read-indexes.ts";
 import { StateTable } from "./state-table.ts";
 
 export type MigrationResult = { readonly ok: true; readonly migrated: number } | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
@@ -57,7 +58,9 @@ export function migrateRecords(db: DatabaseSync, input: { tenant: string; from: 
         }
         const state = rebuild({ fields, oldFields, old, oldJson, lines, aggregate, subject });
         seq++;
-        const receipt = { kind: "migration", seq, tenant, namespace: to.schema.namespace, aggregate, subject, from: from.id, to: to.id, committedAt: new Date(now).toISOString() };
+        // `state` (the public state after) as in a command's receipt: `asof` reads states from history.
+        const publicState = Object.fromEntries(fields.filter((f) => f.visibility === "public").map((f) => [f.name, state[f.name] ?? null]));
+        const receipt = { kind: "migration", seq, tenant, namespace: to.schema.namespace, aggregate, subject, from: from.id, to: to.id, state: publicState, committedAt: new Date(now).toISOString() };
         insertHistory.run(
           seq,
           tenant,
@@ -76,6 +79,7 @@ export function migrateRecords(db: DatabaseSync, input: { tenant: string; from: 
         migrated++;
       }
       db.prepare(`DELETE FROM ${source} WHERE tenant = ?`).run(tenant);
+      dropTenantFulltext(db, from.schema, aggregate, tenant);
     }
   } catch (error) {
     if (error instanceof MigrationRefused) return { ok: false, error: { code: "migration_failed", message: error.message } };

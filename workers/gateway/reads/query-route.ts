@@ -2,22 +2,16 @@
  * @module `POST /v1/{tenant}/{namespace}/queries/{Query}` (wire.md "Queries"): body
  * `{"params": {…}}` → `{"rows": […], "artifact": "art_…"}`. Exposure decides who may ask:
  * `api public` anyone, `api authenticated` a bearer token from a caller the tenant knows, internal
- * queries are not served (404). The plan is compiled to SQL once per (artifact, query) and run in
- * one read transaction, so the rows and the artifact answered come from one snapshot.
+ * queries are not served (404). The query runs through run-query.ts inside the store view's read
+ * transaction, so the rows and the artifact answered come from one snapshot.
  */
 import type { Context, Hono } from "hono";
-import { fromColumn } from "../../../shared/store/columns.ts";
 import { tenantExists } from "../../../shared/store/roles.ts";
 import { HttpProblem, problem } from "../../../shared/problem.ts";
 import { bearerOf, requireCaller } from "./caller.ts";
-import { QueryArithmeticError } from "./int-functions.ts";
-import { checkParams } from "./query-params.ts";
-import { bindings, type CompiledQuery, compileQuery, queryPlan } from "./query-sql.ts";
+import { queryPlan } from "./query-sql.ts";
 import type { ReadRouteDeps } from "./read-deps.ts";
-import { UnsupportedQuery } from "./sql-expr.ts";
-
-/** Compiled queries kept at most; compiling again is cheap, so the cache is simply cleared. */
-const MAX_COMPILED = 512;
+import { queryRunner } from "./run-query.ts";
 
 /** The body's `params`, from `{"params": {…}}` (an empty body means no parameters). */
 async function paramsFrom(c: Context): Promise<unknown> {
@@ -38,8 +32,6 @@ async function paramsFrom(c: Context): Promise<unknown> {
 }
 
 export function mountQueryRoute(app: Hono, deps: ReadRouteDeps): void {
-  const compiled = new Map<string, CompiledQuery | UnsupportedQuery>();
-
   app.post("/v1/:tenant/:namespace/queries/:query", async function postQuery(c) {
     const { tenant, namespace, query } = c.req.param();
     const input = await paramsFrom(c);
@@ -54,35 +46,18 @@ export function mountQueryRoute(app: Hono, deps: ReadRouteDeps): void {
       const plan = queryPlan(active.schema, query);
       if (plan === undefined || plan.exposure === "internal") throw new HttpProblem(problem(404, "not-found", `${namespace} has no query '${query}' served by the API`));
       if (plan.exposure === "authenticated") requireCaller(c, db, bearer, tenant, "known", now);
-
-      const key = `${active.artifact}\u0000${query}`;
-      let sql = compiled.get(key);
-      if (sql === undefined) {
-        try {
-          sql = compileQuery(active.schema, plan);
-        } catch (error) {
-          if (!(error instanceof UnsupportedQuery)) throw error;
-          sql = error;
-        }
-        if (compiled.size >= MAX_COMPILED) compiled.clear();
-        compiled.set(key, sql);
+      const outcome = queryRunner(db).run(active.schema, query, tenant, input, active.artifact);
+      if (outcome.ok) return { artifact: active.artifact, rows: outcome.rows };
+      switch (outcome.code) {
+        case "not-found":
+          throw new HttpProblem(problem(404, "not-found", outcome.message));
+        case "bad-parameters":
+          throw new HttpProblem(problem(400, "bad-parameters", outcome.message, outcome.errors));
+        case "unsupported":
+          throw new HttpProblem(problem(501, "query-not-supported", outcome.message));
+        case "failed":
+          throw new HttpProblem({ ...problem(422, "query-failed", outcome.message), code: outcome.reason });
       }
-      if (sql instanceof UnsupportedQuery) throw new HttpProblem(problem(501, "query-not-supported", `${query}: ${sql.message}`));
-
-      const params = checkParams(plan.params, input, sql.counts);
-      if (!params.ok) throw new HttpProblem(problem(400, "bad-parameters", `the parameters do not match those of '${query}'`, params.errors));
-      let rows: Record<string, unknown>[];
-      try {
-        rows = deps.store.prepare(sql.sql).all(bindings(sql, tenant, params.values)) as Record<string, unknown>[];
-      } catch (error) {
-        if (!(error instanceof QueryArithmeticError)) throw error;
-        throw new HttpProblem({ ...problem(422, "query-failed", `${query} cannot be answered on the stored data: ${error.message}`), code: error.code });
-      }
-      const columns = sql.columns;
-      return {
-        artifact: active.artifact,
-        rows: rows.map((row) => Object.fromEntries(columns.map((col) => [col.name, fromColumn(col.type, row[col.name])]))),
-      };
     });
     return c.json({ rows: answer.rows, artifact: answer.artifact });
   });

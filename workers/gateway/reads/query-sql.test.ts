@@ -43,8 +43,8 @@ describe("compileQuery", () => {
   it("compiles ByStatus into one statement with the tenant, the parameter and the count bound", () => {
     const q = compile(shipping, "ByStatus");
     const columns = ["subject", "key", "status", "customer", "destination", "units", "crates", "crates_checked", "paid", "credit_terms", "requested_by", "confirmed_by"];
-    const select = columns.map((c) => (c === "subject" || c === "key" ? `subject AS "${c}"` : `"f_${c}" AS "${c}"`)).join(", ");
-    assert.equal(q.sql, `SELECT ${select} FROM "${tableName(shipping, "Order")}" WHERE tenant = :tenant AND ("f_status" = :p_status) ORDER BY subject LIMIT :v0`);
+    const select = columns.map((c) => (c === "subject" || c === "key" ? `"t0".subject AS "${c}"` : `"t0"."f_${c}" AS "${c}"`)).join(", ");
+    assert.equal(q.sql, `SELECT ${select} FROM "${tableName(shipping, "Order")}" AS "t0" WHERE "t0".tenant = :tenant AND ("t0"."f_status" = :p_status) ORDER BY "t0".subject LIMIT :v0`);
     assert.deepEqual(q.literals, { v0: 100n });
     assert.deepEqual(q.params, ["status"]);
     assert.deepEqual([...q.counts], []);
@@ -56,8 +56,8 @@ describe("compileQuery", () => {
     const q = compile(inventory, "PriceList");
     assert.equal(
       q.sql,
-      `SELECT subject AS "id", "f_name" AS "name", charter_int('*', "f_stock", "f_price") AS "value" FROM "${tableName(inventory, "Item")}" ` +
-        `WHERE tenant = :tenant AND (("f_stock" >= :p_min_stock) AND ("f_kind" <> :v0)) ORDER BY "f_price" DESC, subject LIMIT :p_count OFFSET :p_skip`,
+      `SELECT "t0".subject AS "id", "t0"."f_name" AS "name", charter_int('*', "t0"."f_stock", "t0"."f_price") AS "value" FROM "${tableName(inventory, "Item")}" AS "t0" ` +
+        `WHERE "t0".tenant = :tenant AND (("t0"."f_stock" >= :p_min_stock) AND ("t0"."f_kind" <> :v0)) ORDER BY "t0"."f_price" DESC, "t0".subject LIMIT :p_count OFFSET :p_skip`,
     );
     assert.deepEqual(q.literals, { v0: "Kit" });
     assert.deepEqual([...q.counts].sort(), ["count", "skip"]);
@@ -65,17 +65,18 @@ describe("compileQuery", () => {
 
   it("compares identities with IS (unset values compare equal only to unset) and sorts by several keys", () => {
     const q = compile(inventory, "AddedBy");
-    assert.match(q.sql, /\("f_added_by" IS :p_who\) AND \("f_added" >= :p_since\)/);
-    assert.match(q.sql, /ORDER BY "f_added" DESC, "f_name", subject$/);
+    assert.match(q.sql, /\("t0"."f_added_by" IS :p_who\) AND \("t0"."f_added" >= :p_since\)/);
+    assert.match(q.sql, /ORDER BY "t0"."f_added" DESC, "t0"."f_name", "t0".subject$/);
   });
 
   it("reads the rows left after paging through a subquery that carries its order", () => {
     const q = compile(inventory, "CheapestInStock");
-    assert.match(q.sql, /^SELECT "q1"\."key" AS "id", "q1"\."name" AS "name", "q1"\."price" AS "value" FROM \(SELECT .* "f_price" AS "#o0", subject AS "#o1" FROM "st_acme_inventory_[0-9a-f]{12}__Item" WHERE tenant = :tenant ORDER BY "f_price", subject LIMIT :p_n\) AS "q1" WHERE \("q1"\."stock" > :v0\) ORDER BY "q1"\."#o0", "q1"\."#o1"$/);
+    assert.match(q.sql, /^SELECT "q1"\."key" AS "id", "q1"\."name" AS "name", "q1"\."price" AS "value" FROM \(SELECT .* "t0"."f_price" AS "#o0", "t0".subject AS "#o1" FROM "st_acme_inventory_[0-9a-f]{12}__Item" AS "t0" WHERE "t0".tenant = :tenant ORDER BY "t0"."f_price", "t0".subject LIMIT :p_n\) AS "q1" WHERE \("q1"\."stock" > :v0\) ORDER BY "q1"\."#o0", "q1"\."#o1"$/);
   });
 
-  it("refuses stages it does not serve yet, naming them", () => {
-    assert.throws(() => compile(shipping, "Find"), (e: unknown) => e instanceof UnsupportedQuery && e.feature === "the 'search' stage");
+  it("refuses a source that is not installed, naming it", () => {
+    const plan = { ...(queryPlan(shipping, "ByStatus") ?? assert.fail()), source: { kind: "Collection", name: { name: "acme.billing.Invoice" } } } as never;
+    assert.throws(() => compileQuery(shipping, plan), (e: unknown) => e instanceof UnsupportedQuery && /acme\.billing\.Invoice/.test(e.feature));
   });
 });
 
@@ -108,7 +109,7 @@ describe("compiled queries on a state table", () => {
   });
 
   it("short-circuits `and` like an action does: a guarded division never fails", () => {
-    assert.match(compile(inventory, "PerUnit").sql, /\(CASE WHEN \("f_stock" > :v0\) THEN \(charter_int\('\/', "f_price", "f_stock"\) <= :p_max\) ELSE 0 END\)/);
+    assert.match(compile(inventory, "PerUnit").sql, /\(CASE WHEN \("t0"."f_stock" > :v0\) THEN \(charter_int\('\/', "t0"."f_price", "t0"."f_stock"\) <= :p_max\) ELSE 0 END\)/);
     assert.deepEqual(run(db, inventory, "PerUnit", "acme", { max: 600 }), [
       { id: "i-1", name: "hammer", value: 300 },
       { id: "i-2", name: "nail", value: 0 },
@@ -121,12 +122,12 @@ describe("compiled queries on a state table", () => {
     assert.throws(() => run(db, inventory, "Valuation", "acme", {}), (e: unknown) => e instanceof QueryArithmeticError && e.code === "overflow");
   });
 
-  it("finds rows of one tenant through the primary key", () => {
+  it("finds rows of one tenant through the primary key or a derived index led by the tenant", () => {
     for (const [schema, name] of [[shipping, "ByStatus"], [inventory, "PriceList"], [inventory, "CheapestInStock"]] as const) {
       const store = storeWith(schema);
       const q = compile(schema, name);
       const plan = store.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(bindings(q, "acme", new Map(q.params.map((p) => [p, 1])))) as { detail: string }[];
-      assert.ok(plan.some((step) => /SEARCH .* USING PRIMARY KEY \(tenant=\?\)/.test(step.detail)), `${name}: ${plan.map((s) => s.detail).join(" | ")}`);
+      assert.ok(plan.some((step) => /SEARCH .* USING (PRIMARY KEY|INDEX \S+__ix_[0-9a-f]+) \(tenant=\?/.test(step.detail)), `${name}: ${plan.map((s) => s.detail).join(" | ")}`);
     }
   });
 });

@@ -13,7 +13,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Schema } from "../../../contracts/schema.ts";
 import { HttpProblem, problem } from "../../../shared/problem.ts";
 import { openDatabase } from "../../../shared/store/open.ts";
-import { registerIntFunctions } from "./int-functions.ts";
+import { registerReadFunctions } from "./read-functions.ts";
 
 /** The active artifact of a tenant's namespace, as the readers need it. */
 export interface ActiveSchema {
@@ -57,7 +57,7 @@ export class StoreView {
       db?.close();
       throw new HttpProblem(problem(503, "store-unavailable", `the store cannot be read yet (${(error as Error).message}); try again`));
     }
-    registerIntFunctions(db);
+    registerReadFunctions(db);
     this.#db = db;
     return db;
   }

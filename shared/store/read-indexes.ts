@@ -1,0 +1,115 @@
+/**
+ * @module The read-side storage a contract's declared indexes and queries need (design §4), named
+ * here for the engine that keeps it and every reader that uses it: per `fulltext` index an FTS5
+ * table (`<state table>__fts_<index>`, one column per indexed field) and a subject map giving each
+ * (tenant, subject) a stable rowid in it; per declared query over an aggregate of the contract, the
+ * composite index its leading equality filters and sort need; per `Ref` field that a `traverse` or
+ * `shortest` follows, an index on it. Vector indexes need no table: vectors are the state table's
+ * float32 BLOB column, scanned exactly.
+ */
+import { createHash } from "node:crypto";
+import type { Expr, Stage } from "../../contracts/ast.ts";
+import type { Schema } from "../../contracts/schema.ts";
+import { columnName, quote, tableName } from "./columns.ts";
+
+/** An index as the schema holds it. */
+export interface SchemaIndex {
+  readonly name: string;
+  readonly kind: "fulltext" | "vector";
+  readonly fields: readonly string[];
+  readonly metric: "cosine" | "l2" | "dot" | null;
+}
+
+/** The declared indexes of `aggregate` in `schema`. */
+export function indexesOf(schema: Schema, aggregate: string): readonly SchemaIndex[] {
+  return (schema.aggregates[aggregate]?.indexes ?? []) as readonly SchemaIndex[];
+}
+
+/** The FTS5 table of a fulltext index. */
+export const ftsTable = (schema: Schema, aggregate: string, index: string) => `${tableName(schema, aggregate)}__fts_${index}`;
+/** The (tenant, subject) → rowid map of that FTS5 table. */
+export const ftsIds = (schema: Schema, aggregate: string, index: string) => `${ftsTable(schema, aggregate, index)}__ids`;
+
+/** The SQL that creates the read-side tables and indexes of `schema` (idempotent). */
+export function readIndexDdl(schema: Schema): string[] {
+  const out: string[] = [];
+  for (const aggregate of Object.keys(schema.aggregates)) {
+    for (const ix of indexesOf(schema, aggregate)) {
+      if (ix.kind !== "fulltext") continue;
+      const cols = ix.fields.map((f) => quote(columnName(f))).join(", ");
+      out.push(`CREATE VIRTUAL TABLE IF NOT EXISTS ${quote(ftsTable(schema, aggregate, ix.name))} USING fts5(${cols}, tokenize = 'unicode61 remove_diacritics 2')`);
+      out.push(`CREATE TABLE IF NOT EXISTS ${quote(ftsIds(schema, aggregate, ix.name))} (id INTEGER PRIMARY KEY, tenant TEXT NOT NULL, subject TEXT NOT NULL, UNIQUE (tenant, subject))`);
+    }
+  }
+  for (const [aggregate, columns] of queryIndexes(schema)) {
+    const table = tableName(schema, aggregate);
+    for (const key of columns) {
+      const name = `${table}__ix_${createHash("sha256").update(key).digest("hex").slice(0, 12)}`;
+      out.push(`CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${quote(table)} (${key})`);
+    }
+  }
+  return out;
+}
+
+/**
+ * The composite indexes the declared queries of `schema` need, per aggregate: for a query over one
+ * of its aggregates, `tenant`, then each column its leading `where` stages test for equality, then
+ * its first `sort` keys (in their directions) — an equality filter followed by a sort becomes one
+ * index. A `traverse`/`shortest` adds `(tenant, ref)`. Each as the index's column list.
+ */
+export function queryIndexes(schema: Schema): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const add = (aggregate: string, cols: string[]) => {
+    if (cols.length === 0) return;
+    let set = out.get(aggregate);
+    if (set === undefined) out.set(aggregate, (set = new Set()));
+    set.add(["tenant", ...cols].join(", "));
+  };
+  for (const raw of Object.values(schema.queries)) {
+    const q = raw as { source: { kind: string; name?: { name: string } }; stages: readonly Stage[] };
+    if (q.source.kind !== "Collection" || q.source.name === undefined) continue;
+    const aggregate = q.source.name.name;
+    const fields = schema.aggregates[aggregate]?.fields;
+    if (fields === undefined) continue;
+    const column = (name: string) => (name === "subject" || name === "key" ? "subject" : fields.some((f) => f.name === name) ? quote(columnName(name)) : null);
+    const eq: string[] = [];
+    let sort: string[] = [];
+    for (const stage of q.stages) {
+      if (stage.kind === "Where") {
+        for (const name of equalities(stage.expr)) {
+          const c = column(name);
+          if (c !== null && c !== "subject" && !eq.includes(c)) eq.push(c);
+        }
+        continue;
+      }
+      if (stage.kind === "Sort") {
+        for (const k of stage.keys) {
+          const c = column(k.field.name);
+          if (c === null) break;
+          sort.push(k.direction === "desc" ? `${c} DESC` : c);
+          if (c === "subject") break;
+        }
+      }
+      break;
+    }
+    if (sort.length > 0 && !sort.some((s) => s.startsWith("subject"))) sort = [...sort, "subject"];
+    add(aggregate, [...eq, ...sort]);
+    for (const stage of q.stages) {
+      if ((stage.kind === "Traverse" || stage.kind === "Shortest") && column(stage.field.name) !== null) add(aggregate, [quote(columnName(stage.field.name))]);
+    }
+  }
+  return out;
+}
+
+/** The columns `expr` (a where condition) tests for equality with something, through `and`s. */
+function equalities(expr: Expr): string[] {
+  if (expr.kind === "Binary" && expr.op === "and") return [...equalities(expr.left), ...equalities(expr.right)];
+  if (expr.kind === "Binary" && expr.op === "==") {
+    const side = (e: Expr) => (e.kind === "Name" && (e.resolved === undefined || e.resolved.kind === "column") ? e.name : null);
+    const l = side(expr.left);
+    const r = side(expr.right);
+    if (l !== null && r === null) return [l];
+    if (r !== null && l === null) return [r];
+  }
+  return [];
+}

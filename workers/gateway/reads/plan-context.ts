@@ -1,0 +1,26 @@
+/**
+ * @module What every stage compiler (query-sql.ts dispatches to one per stage kind) works on: the
+ * level being built, the query's sources, and the statement's placeholders and aliases.
+ */
+import type { CountExpr, Stage } from "../../../contracts/ast.ts";
+import type { Level } from "./query-level.ts";
+import type { SourceTable } from "./query-sources.ts";
+import type { ExprScope } from "./sql-expr.ts";
+
+export interface PlanContext {
+  level: Level;
+  readonly sources: readonly SourceTable[];
+  /** SQL of the `asof` time in milliseconds, or null (the latest state). */
+  readonly asof: string | null;
+  /** The expression scope over the current level's columns. */
+  scope(): ExprScope;
+  /** A take/drop/depth count's placeholder. */
+  count(c: CountExpr): string;
+  /** Makes the level so far a subquery of a new one. */
+  wrap(): void;
+  /** A fresh alias `prefixN`. */
+  alias(prefix: string): string;
+}
+
+/** Compiles one stage kind into the context's level. */
+export type StageCompiler<K extends Stage["kind"]> = (ctx: PlanContext, stage: Extract<Stage, { kind: K }>) => void;

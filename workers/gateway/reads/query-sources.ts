@@ -1,0 +1,107 @@
+/**
+ * @module What a compiled query reads first (reference §6 "Source"): an aggregate of the query's
+ * own contract, of another contract installed for the tenant (`acme.billing.Invoice`) or a
+ * standard-library collection (`std.invoices`, the one aggregate of the `std.invoices` contract),
+ * or a `union(…)` of such sources. Each source is its state table — or, under `asof`, the state each
+ * subject had at that time, rebuilt from history (the newest accepted entry at or before the time,
+ * its receipt's public state). A union reads its sources' rows one after the other (UNION ALL) with
+ * a hidden `#src` column saying which source a row came from.
+ */
+import type { Type } from "../../../contracts/ast.ts";
+import type { Schema, SchemaField } from "../../../contracts/schema.ts";
+import { columnName, quote, tableName } from "../../../shared/store/columns.ts";
+import type { Level } from "./query-level.ts";
+import { VECTOR_FUNCTION } from "./read-functions.ts";
+import type { ColumnRef } from "./sql-expr.ts";
+
+/** A source's records: the artifact that stores them and the aggregate. */
+export interface SourceTable {
+  readonly artifact: string;
+  readonly schema: Schema;
+  readonly aggregate: string;
+}
+
+/** Answers a dotted source (`acme.billing.Invoice`, `std.invoices`) for the tenant, or null. */
+export type SourceResolver = (name: string) => SourceTable | null;
+
+/** Placeholders for the values a source's SQL needs. */
+export interface SourceScope {
+  literal(value: string): string;
+}
+
+export const SUBJECT_TYPE: Type = { kind: "Text", len: 128 };
+
+/** The namespace and aggregate a dotted source names: `a.b.Agg` → (a.b, Agg); `std.x` → (std.x, its only aggregate). */
+export function splitSource(name: string): { namespace: string; aggregate: string | null } {
+  const dot = name.lastIndexOf(".");
+  const last = name.slice(dot + 1);
+  return /^[A-Z]/.test(last) ? { namespace: name.slice(0, dot), aggregate: last } : { namespace: name, aggregate: null };
+}
+
+/** The public fields of a source. */
+export const publicFields = (t: SourceTable): SchemaField[] => (t.schema.aggregates[t.aggregate]?.fields ?? []).filter((f) => f.visibility === "public");
+
+/**
+ * A row source's rows for the tenant, as something FROM can read with columns `subject` and
+ * `f_<field>`: the state table, or its history at `asof` (SQL of the time in milliseconds).
+ */
+export function rowsOf(s: SourceScope, t: SourceTable, asof: string | null): { from: string; where: string | null } {
+  if (asof === null) return { from: quote(tableName(t.schema, t.aggregate)), where: "tenant = :tenant" };
+  const state = "coalesce(json_extract(h.receipt, '$.state'), '{}')";
+  const latest =
+    `SELECT subject, max(seq) AS seq FROM history WHERE tenant = :tenant AND namespace = ${s.literal(t.schema.namespace)} AND aggregate = ${s.literal(t.aggregate)} ` +
+    `AND outcome = 'accepted' AND committed_at <= ${asof} GROUP BY subject`;
+  const fields = publicFields(t).map((f) => `${fieldFromJson(f, "st")} AS ${quote(columnName(f.name))}`);
+  return {
+    from: `(SELECT st.subject AS subject${fields.map((f) => `, ${f}`).join("")} FROM (SELECT l.subject AS subject, ${state} AS state FROM (${latest}) AS l JOIN history AS h ON h.seq = l.seq) AS st)`,
+    where: null,
+  };
+}
+
+/** A field of a state held as JSON (`alias.state`), as its column holds it. */
+function fieldFromJson(f: SchemaField, alias: string): string {
+  const v = `json_extract(${alias}.state, ${quote("$." + f.name).replaceAll('"', "'")})`;
+  switch (f.type.kind) {
+    case "Int":
+      return `CAST(${v} AS INTEGER)`;
+    case "Vector":
+      return `${VECTOR_FUNCTION}(${v})`;
+    default:
+      return v;
+  }
+}
+
+/** The first level of a query over `sources` (one, or a union's), all with the first one's columns. */
+export function sourceLevel(s: SourceScope, sources: readonly SourceTable[], asof: string | null): Level {
+  const first = sources[0];
+  if (first === undefined) throw new Error("a query without a source");
+  const fields = publicFields(first);
+  const columns = new Map<string, ColumnRef>();
+  const t = quote("t0");
+  if (sources.length === 1) {
+    const rows = rowsOf(s, first, asof);
+    columns.set("#src", { sql: "0", type: { kind: "Int" } });
+    columns.set("subject", { sql: `${t}.subject`, type: SUBJECT_TYPE });
+    columns.set("key", { sql: `${t}.subject`, type: SUBJECT_TYPE });
+    for (const f of fields) columns.set(f.name, { sql: `${t}.${quote(columnName(f.name))}`, type: f.type });
+    return { from: `${rows.from} AS ${t}`, where: rows.where === null ? [] : [`${t}.${rows.where}`], order: [{ sql: `${t}.subject`, desc: false }], limit: null, offset: null, columns, groupBy: null };
+  }
+  const branches = sources.map((src, i) => {
+    const rows = rowsOf(s, src, asof);
+    const cols = fields.map((f) => quote(columnName(f.name)));
+    return `SELECT ${i} AS "#src", subject${cols.map((c) => `, ${c}`).join("")} FROM ${rows.from}${rows.where === null ? "" : ` WHERE ${rows.where}`}`;
+  });
+  columns.set("#src", { sql: `${t}."#src"`, type: { kind: "Int" } });
+  columns.set("subject", { sql: `${t}.subject`, type: SUBJECT_TYPE });
+  columns.set("key", { sql: `${t}.subject`, type: SUBJECT_TYPE });
+  for (const f of fields) columns.set(f.name, { sql: `${t}.${quote(columnName(f.name))}`, type: f.type });
+  return {
+    from: `(${branches.join(" UNION ALL ")}) AS ${t}`,
+    where: [],
+    order: [{ sql: `${t}.subject`, desc: false }, { sql: `${t}."#src"`, desc: false }],
+    limit: null,
+    offset: null,
+    columns,
+    groupBy: null,
+  };
+}

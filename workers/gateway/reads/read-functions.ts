@@ -1,0 +1,41 @@
+/**
+ * @module The SQL functions compiled queries call, registered on every connection that runs them:
+ * 64-bit integer arithmetic (int-functions.ts), `charter_distance(metric, a, b)` for `nearest`,
+ * `charter_fts(text, columns)` turning a search text into an FTS5 query that cannot be malformed
+ * (each word quoted, all required, restricted to the index's columns), and
+ * `charter_vector(json)` turning a vector held in history JSON into its stored BLOB form (`asof`).
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { registerIntFunctions } from "./int-functions.ts";
+import { distance, floats, type Metric } from "./vector-distance.ts";
+
+export const DISTANCE_FUNCTION = "charter_distance";
+export const FTS_FUNCTION = "charter_fts";
+export const VECTOR_FUNCTION = "charter_vector";
+
+const registered = new WeakSet<DatabaseSync>();
+
+/** The FTS5 query for `text` over `columns` (space-separated FTS5 column names); null matches nothing. */
+export function ftsQuery(text: string, columns: string): string | null {
+  const words = text.normalize("NFC").match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
+  if (words.length === 0) return null;
+  return `{${columns}} : (${words.map((w) => `"${w}"`).join(" ")})`;
+}
+
+/** Registers the functions on `db` once. */
+export function registerReadFunctions(db: DatabaseSync): void {
+  if (registered.has(db)) return;
+  registered.add(db);
+  registerIntFunctions(db);
+  const options = { deterministic: true, directOnly: true };
+  db.function(DISTANCE_FUNCTION, options, (metric, a, b) => {
+    if (!(a instanceof Uint8Array) || !(b instanceof Uint8Array)) return null;
+    return distance(metric as Metric, floats(a), floats(b));
+  });
+  db.function(FTS_FUNCTION, options, (text, columns) => (typeof text === "string" ? ftsQuery(text, String(columns)) : null));
+  db.function(VECTOR_FUNCTION, options, (json) => {
+    if (typeof json !== "string") return null;
+    const values = JSON.parse(json) as number[];
+    return new Uint8Array(Float32Array.from(values).buffer);
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * @module Running a declared query outside any transport: `runQuery(db, schema, name, tenant,
+ * params)` checks the parameters against their declared types, plans the query (query-sql.ts,
+ * cached per artifact, query and the artifacts of its other sources), and runs the one statement
+ * in one read transaction, so the rows come from one consistent snapshot. Used by the `/v1` query
+ * route and by the other API surfaces (GraphQL, gRPC). Mistakes the caller made come back as values.
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { Schema } from "../../../contracts/schema.ts";
+import { fromColumn } from "../../../shared/store/columns.ts";
+import { QueryArithmeticError } from "./int-functions.ts";
+import { checkParams, type ParamProblem } from "./query-params.ts";
+import { bindings, type CompiledQuery, compileQuery, queryPlan, type QueryPlan, sourceNames } from "./query-sql.ts";
+import { type SourceTable, splitSource } from "./query-sources.ts";
+import { registerReadFunctions } from "./read-functions.ts";
+import { UnsupportedQuery } from "./sql-expr.ts";
+
+export type QueryOutcome =
+  | { readonly ok: true; readonly rows: Record<string, unknown>[] }
+  /** `not-found`: no such query; `bad-parameters`: `errors` says which; `unsupported`: cannot be planned; `failed`: arithmetic on the stored data. */
+  | { readonly ok: false; readonly code: "not-found" | "bad-parameters" | "unsupported" | "failed"; readonly message: string; readonly errors?: readonly ParamProblem[]; readonly reason?: string };
+
+const MAX_COMPILED = 512;
+const MAX_STATEMENTS = 512;
+
+/** Plans and statements of one connection. */
+export class QueryRunner {
+  readonly #db: DatabaseSync;
+  readonly #compiled = new Map<string, CompiledQuery | UnsupportedQuery>();
+  readonly #statements = new Map<string, StatementSync>();
+  readonly #schemas = new Map<string, Schema>();
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    registerReadFunctions(db);
+  }
+
+  /** The active artifact of `namespace` for `tenant` and its schema, or null. */
+  #active(tenant: string, namespace: string): { artifact: string; schema: Schema } | null {
+    const row = this.#prepare("SELECT i.artifact AS artifact, a.schema AS schema FROM installs i JOIN artifacts a ON a.id = i.artifact WHERE i.tenant = ? AND i.namespace = ? AND i.status = 'active'", false).get(tenant, namespace) as
+      | { artifact: string; schema: string }
+      | undefined;
+    if (row === undefined) return null;
+    let schema = this.#schemas.get(row.artifact);
+    if (schema === undefined) {
+      schema = JSON.parse(row.schema) as Schema;
+      if (this.#schemas.size >= 64) this.#schemas.clear();
+      this.#schemas.set(row.artifact, schema);
+    }
+    return { artifact: row.artifact, schema };
+  }
+
+  /** A dotted source for the tenant: another contract's aggregate, or a standard-library collection. */
+  resolve(tenant: string, name: string): SourceTable | null {
+    const { namespace, aggregate } = splitSource(name);
+    const active = this.#active(tenant, namespace);
+    if (active === null) return null;
+    const agg = aggregate ?? Object.keys(active.schema.aggregates)[0];
+    if (agg === undefined || !Object.hasOwn(active.schema.aggregates, agg)) return null;
+    return { artifact: active.artifact, schema: active.schema, aggregate: agg };
+  }
+
+  #prepare(sql: string, bigints: boolean): StatementSync {
+    let s = this.#statements.get(sql);
+    if (s === undefined) {
+      if (this.#statements.size >= MAX_STATEMENTS) this.#statements.clear();
+      s = this.#db.prepare(sql);
+      s.setReadBigInts(bigints);
+      this.#statements.set(sql, s);
+    }
+    return s;
+  }
+
+  #plan(schema: Schema, artifact: string, name: string, plan: QueryPlan, tenant: string): CompiledQuery | UnsupportedQuery {
+    const others = sourceNames(plan).filter((s) => !Object.hasOwn(schema.aggregates, s));
+    const resolved = new Map(others.map((s) => [s, this.resolve(tenant, s)]));
+    const key = [artifact || schema.source.sha256, name, ...others.map((s) => resolved.get(s)?.artifact ?? "-")].join("\u0000");
+    let compiled = this.#compiled.get(key);
+    if (compiled === undefined) {
+      try {
+        compiled = compileQuery(schema, plan, { artifact, resolve: (s) => resolved.get(s) ?? null });
+      } catch (error) {
+        if (!(error instanceof UnsupportedQuery)) throw error;
+        compiled = error;
+      }
+      if (this.#compiled.size >= MAX_COMPILED) this.#compiled.clear();
+      this.#compiled.set(key, compiled);
+    }
+    return compiled;
+  }
+
+  /** Runs query `name` of `schema` (installed as `artifact`) for `tenant` with `params` (the body's `params`). */
+  run(schema: Schema, name: string, tenant: string, params: unknown, artifact = ""): QueryOutcome {
+    const plan = queryPlan(schema, name);
+    if (plan === undefined) return { ok: false, code: "not-found", message: `${schema.namespace} has no query '${name}'` };
+    const inside = this.#db.isTransaction;
+    if (!inside) this.#db.exec("BEGIN");
+    try {
+      const compiled = this.#plan(schema, artifact, name, plan, tenant);
+      if (compiled instanceof UnsupportedQuery) return { ok: false, code: "unsupported", message: `${name}: ${compiled.message}` };
+      const checked = checkParams(plan.params, params, compiled.counts);
+      if (!checked.ok) return { ok: false, code: "bad-parameters", message: `the parameters do not match those of '${name}'`, errors: checked.errors };
+      let rows: Record<string, unknown>[];
+      try {
+        rows = this.#prepare(compiled.sql, true).all(bindings(compiled, tenant, checked.values)) as Record<string, unknown>[];
+      } catch (error) {
+        if (error instanceof QueryArithmeticError) return { ok: false, code: "failed", reason: error.code, message: `${name} cannot be answered on the stored data: ${error.message}` };
+        if (/integer overflow/.test((error as Error).message)) return { ok: false, code: "failed", reason: "overflow", message: `${name} cannot be answered on the stored data: integer overflow` };
+        throw error;
+      }
+      const columns = compiled.columns;
+      return { ok: true, rows: rows.map((row) => Object.fromEntries(columns.map((col) => [col.name, fromColumn(col.type, row[col.name])]))) };
+    } finally {
+      if (!inside) this.#db.exec("COMMIT");
+    }
+  }
+}
+
+const runners = new WeakMap<DatabaseSync, QueryRunner>();
+
+/** The runner of `db` (plans and statements cached per connection). */
+export function queryRunner(db: DatabaseSync): QueryRunner {
+  let r = runners.get(db);
+  if (r === undefined) runners.set(db, (r = new QueryRunner(db)));
+  return r;
+}
+
+/** Runs query `queryName` of `schema` for `tenant`: the rows, or why not (see QueryOutcome). */
+export function runQuery(db: DatabaseSync, schema: Schema, queryName: string, tenant: string, params: unknown, artifact = ""): QueryOutcome {
+  return queryRunner(db).run(schema, queryName, tenant, params, artifact);
+}
