@@ -31,13 +31,6 @@ export interface SourceScope {
 
 export const SUBJECT_TYPE: Type = { kind: "Text", len: 128 };
 
-/** The namespace and aggregate a dotted source names: `a.b.Agg` → (a.b, Agg); `std.x` → (std.x, its only aggregate). */
-export function splitSource(name: string): { namespace: string; aggregate: string | null } {
-  const dot = name.lastIndexOf(".");
-  const last = name.slice(dot + 1);
-  return /^[A-Z]/.test(last) ? { namespace: name.slice(0, dot), aggregate: last } : { namespace: name, aggregate: null };
-}
-
 /** The public fields of a source. */
 export const publicFields = (t: SourceTable): SchemaField[] => (t.schema.aggregates[t.aggregate]?.fields ?? []).filter((f) => f.visibility === "public");
 

@@ -15,11 +15,11 @@ export const VECTOR_FUNCTION = "charter_vector";
 
 const registered = new WeakSet<DatabaseSync>();
 
-/** The FTS5 query for `text` over `columns` (space-separated FTS5 column names); null matches nothing. */
-export function ftsQuery(text: string, columns: string): string | null {
+/** The FTS5 query for `text` over `columns` (space-separated FTS5 column names); a text without words matches nothing. */
+export function ftsQuery(text: string, columns: string): string {
   const words = text.normalize("NFC").match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
-  if (words.length === 0) return null;
-  return `{${columns}} : (${words.map((w) => `"${w}"`).join(" ")})`;
+  // The empty phrase is valid FTS5 and matches no row (MATCH NULL would be a syntax error).
+  return `{${columns}} : (${words.length === 0 ? '""' : words.map((w) => `"${w}"`).join(" ")})`;
 }
 
 /** Registers the functions on `db` once. */
@@ -32,7 +32,7 @@ export function registerReadFunctions(db: DatabaseSync): void {
     if (!(a instanceof Uint8Array) || !(b instanceof Uint8Array)) return null;
     return distance(metric as Metric, floats(a), floats(b));
   });
-  db.function(FTS_FUNCTION, options, (text, columns) => (typeof text === "string" ? ftsQuery(text, String(columns)) : null));
+  db.function(FTS_FUNCTION, options, (text, columns) => ftsQuery(typeof text === "string" ? text : "", String(columns)));
   db.function(VECTOR_FUNCTION, options, (json) => {
     if (typeof json !== "string") return null;
     const values = JSON.parse(json) as number[];

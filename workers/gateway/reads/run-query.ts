@@ -11,7 +11,8 @@ import { fromColumn } from "../../../shared/store/columns.ts";
 import { QueryArithmeticError } from "./int-functions.ts";
 import { checkParams, type ParamProblem } from "./query-params.ts";
 import { bindings, type CompiledQuery, compileQuery, queryPlan, type QueryPlan, sourceNames } from "./query-sql.ts";
-import { type SourceTable, splitSource } from "./query-sources.ts";
+import { sourceAggregate, splitSource } from "../../../shared/store/collections.ts";
+import type { SourceTable } from "./query-sources.ts";
 import { registerReadFunctions } from "./read-functions.ts";
 import { UnsupportedQuery } from "./sql-expr.ts";
 
@@ -52,12 +53,9 @@ export class QueryRunner {
 
   /** A dotted source for the tenant: another contract's aggregate, or a standard-library collection. */
   resolve(tenant: string, name: string): SourceTable | null {
-    const { namespace, aggregate } = splitSource(name);
-    const active = this.#active(tenant, namespace);
-    if (active === null) return null;
-    const agg = aggregate ?? Object.keys(active.schema.aggregates)[0];
-    if (agg === undefined || !Object.hasOwn(active.schema.aggregates, agg)) return null;
-    return { artifact: active.artifact, schema: active.schema, aggregate: agg };
+    const active = this.#active(tenant, splitSource(name).namespace);
+    const aggregate = active === null ? null : sourceAggregate(active.schema, name);
+    return active === null || aggregate === null ? null : { artifact: active.artifact, schema: active.schema, aggregate };
   }
 
   #prepare(sql: string, bigints: boolean): StatementSync {
