@@ -11,17 +11,19 @@ export class UsageError extends Error {}
 export interface TreeOptions {
   readonly dataDir: string;
   readonly listen: { readonly host: string; readonly port: number };
+  readonly grpc: { readonly host: string; readonly port: number };
   readonly bodyLimit: number;
   readonly help: boolean;
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:8787";
+export const DEFAULT_GRPC = "127.0.0.1:8789";
 
-/** Parses `HOST:PORT` (`[::1]:8787` for IPv6). */
-export function parseListen(text: string): { host: string; port: number } {
+/** Parses `HOST:PORT` (`[::1]:8787` for IPv6) given to `--FLAG`. */
+export function parseListen(text: string, flag = "listen", example = DEFAULT_LISTEN): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
   const port = Number(match?.[3]);
-  if (match === null || !Number.isInteger(port) || port > 65535) throw new UsageError(`--listen expects HOST:PORT (for example ${DEFAULT_LISTEN}), got '${text}'`);
+  if (match === null || !Number.isInteger(port) || port > 65535) throw new UsageError(`--${flag} expects HOST:PORT (for example ${example}), got '${text}'`);
   return { host: match[1] ?? match[2] ?? "127.0.0.1", port };
 }
 
@@ -40,6 +42,7 @@ export function parseTreeOptions(args: string[]): TreeOptions {
       options: {
         data: { type: "string" },
         listen: { type: "string" },
+        grpc: { type: "string" },
         "body-limit": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -49,9 +52,13 @@ export function parseTreeOptions(args: string[]): TreeOptions {
   }
   const limit = values["body-limit"] === undefined ? 1024 * 1024 : Number(values["body-limit"]);
   if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--body-limit expects a positive number of bytes, got '${values["body-limit"]}'`);
+  const listen = parseListen(values.listen ?? DEFAULT_LISTEN);
+  // A node asked to pick a free HTTP port (tests, throwaway nodes) picks a free gRPC port too.
+  const grpcDefault = listen.port === 0 ? { host: listen.host, port: 0 } : parseListen(DEFAULT_GRPC);
   return {
     dataDir: dataDirFrom(values.data),
-    listen: parseListen(values.listen ?? DEFAULT_LISTEN),
+    listen,
+    grpc: values.grpc === undefined ? grpcDefault : parseListen(values.grpc, "grpc", DEFAULT_GRPC),
     bodyLimit: limit,
     help: values.help === true,
   };

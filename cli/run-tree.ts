@@ -15,7 +15,7 @@ import { parseTreeOptions, UsageError } from "./options.ts";
 
 const usage = (edition: Edition) =>
   [
-    `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT] [--body-limit BYTES]`,
+    `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT] [--grpc HOST:PORT] [--body-limit BYTES]`,
     "",
     edition === "node"
       ? "Runs the personal node: the engine, the /api routes, the assistant and connectors."
@@ -23,6 +23,8 @@ const usage = (edition: Edition) =>
     "",
     "  --data DIR          data directory (default: $CHARTER_DATA, else ./data)",
     "  --listen HOST:PORT  HTTP address (default: 127.0.0.1:8787; port 0 picks a free one)",
+    "  --grpc HOST:PORT    gRPC address, served once a contract is installed (default: 127.0.0.1:8789,",
+    "                      or a free port when --listen asks for port 0)",
     "  --body-limit BYTES  largest request body accepted (default: 1048576)",
     "",
     "Stop it with Ctrl-C or SIGTERM: requests in flight finish, then it exits 0.",
@@ -72,10 +74,11 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
     if (record.level !== "debug") process.stderr.write(`${formatReadable(record)}\n`);
   };
   const supervisor = new Supervisor({
-    config: { edition, dataDir: options.dataDir, listen: options.listen, version: charterVersion(), bodyLimit: options.bodyLimit, startedAt: Date.now() },
+    config: { edition, dataDir: options.dataDir, listen: options.listen, grpc: options.grpc, version: charterVersion(), bodyLimit: options.bodyLimit, startedAt: Date.now() },
     specs: workersFor(edition),
     sink,
     onPids: (pids) => lock.update(pids),
+    onGrpc: (address) => process.stdout.write(`charter ${edition} gRPC listening on ${address}\n`),
   });
 
   let signals = 0;

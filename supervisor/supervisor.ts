@@ -41,6 +41,8 @@ export interface SupervisorOptions {
   readonly onPids?: (pids: Record<string, number>) => void;
   /** How long a worker may take to drain before it is killed. */
   readonly drainTimeoutMs?: number;
+  /** Called when the gateway starts serving gRPC (once a contract is installed), with its `HOST:PORT`. */
+  readonly onGrpc?: (address: string) => void;
 }
 
 export class Supervisor {
@@ -128,6 +130,12 @@ export class Supervisor {
       const port = Number(new URL(url).port);
       if (this.#config.listen.port === 0 && port > 0) this.#config = { ...this.#config, listen: { ...this.#config.listen, port } };
       this.#checkReady();
+    });
+    control.onNotice("grpc-listening", ({ address }) => {
+      // Like HTTP: a restarted gateway serves gRPC on the port it had.
+      const port = Number(/:(\d+)$/.exec(address)?.[1]);
+      if (this.#config.grpc.port === 0 && port > 0) this.#config = { ...this.#config, grpc: { ...this.#config.grpc, port } };
+      this.#options.onGrpc?.(address);
     });
     control.onNotice("fatal", ({ message }) => void this.shutdown(1, `${spec.name}: ${message}`));
     child.on("exit", (code, signal) => this.#onExit(slot, child, pid, code, signal));

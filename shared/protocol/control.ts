@@ -17,6 +17,8 @@ export type WorkerNotices = {
   fatal: { message: string };
   /** The gateway is serving HTTP at this URL (the real port when `--listen` asked for port 0). */
   listening: { url: string };
+  /** The gateway started serving gRPC at `HOST:PORT` (the real port when `--grpc` asked for port 0). */
+  "grpc-listening": { address: string };
 };
 
 /** What the supervisor tells workers, unasked. */

@@ -10,6 +10,8 @@ export interface WorkerConfig {
   readonly edition: Edition;
   readonly dataDir: string;
   readonly listen: { readonly host: string; readonly port: number };
+  /** Where the gRPC surface listens once a contract is installed (`--grpc`; port 0 picks a free one). */
+  readonly grpc: { readonly host: string; readonly port: number };
   readonly version: string;
   /** Request bodies above this many bytes are refused with 413. */
   readonly bodyLimit: number;

@@ -22,6 +22,7 @@ import type { AdminRequests } from "../../shared/protocol/admin.ts";
 import { SocketLink } from "../../shared/worker/socket-link.ts";
 import { mountWellKnown } from "./routes/well-known.ts";
 import { EventHub } from "./event-hub.ts";
+import { checkGrpcPort, GrpcSurface } from "./surfaces/grpc-surface.ts";
 
 /** How long to keep retrying a port that is busy, for a predecessor killed a moment ago to let go of it. */
 const BIND_RETRY_MS = 1500;
@@ -51,12 +52,28 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   );
   const nodeKey = await loadOrCreateNodeKey(config.dataDir);
   if (!nodeKey.ok) throw new FatalError(nodeKey.error.message);
-  mountWellKnown(app, { identity: nodeKey.value.did, version: config.version });
+  // gRPC is served only once a contract is installed, but a port it could never have is fatal now.
+  const grpcPortProblem = await checkGrpcPort(config.grpc.host, config.grpc.port);
+  if (grpcPortProblem !== null) throw new FatalError(grpcPortProblem);
+  const grpc = new GrpcSurface({
+    app,
+    engine,
+    nodeKey: nodeKey.value,
+    now: () => Date.now(),
+    storePath: dataPaths(config.dataDir).store,
+    host: config.grpc.host,
+    port: config.grpc.port,
+    maxMessageBytes: config.bodyLimit,
+    log,
+    onListening: (address) => control.notify("grpc-listening", { address }),
+    onFatal: (message) => control.notify("fatal", { message }),
+  });
+  mountWellKnown(app, { identity: nodeKey.value.did, version: config.version, grpc: () => grpc.address() });
   mountCommandRoutes(app, { engine, nodeKey: nodeKey.value, now: () => Date.now() });
   mountReadRoutes(app, { storePath: dataPaths(config.dataDir).store, now: () => Date.now() });
   mountSurfaces(app, { engine, nodeKey: nodeKey.value, now: () => Date.now(), storePath: dataPaths(config.dataDir).store, log });
   const admin = new SocketLink<AdminRequests>(dataPaths(config.dataDir).adminSocket);
-  mountTenantRoutes(app, { admin, compile: (source, previous) => compileInChild(source, { previous }), now: () => Date.now() });
+  mountTenantRoutes(app, { admin, compile: (source, previous) => compileInChild(source, { previous }), now: () => Date.now(), installed: () => grpc.refresh() });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   await listen(server, config.listen.host, config.listen.port);
   const address = server.address() as AddressInfo;
@@ -65,11 +82,12 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   control.notify("listening", { url });
   log.info("listening", { url });
   consumer.start();
+  grpc.start();
 
   return {
     async drain() {
-      // Stop accepting; requests in flight finish (idle keep-alive connections are closed).
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Stop accepting; requests and calls in flight finish (idle keep-alive connections are closed).
+      await Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), grpc.close()]);
       await consumer.stop();
       await engine.close();
       await admin.close();

@@ -29,6 +29,8 @@ export interface TenantRouteDeps {
   /** Compiles a contract's Markdown out of process (contracts/compile-in-child.ts). */
   readonly compile: (source: string, previous?: CheckOptions["previous"]) => Promise<CompileOutcome>;
   readonly now: () => number;
+  /** Called after an install and before its answer: the gRPC surface serves the new methods at once. */
+  readonly installed?: () => Promise<void>;
 }
 
 /** HTTP status of each engine refusal; any other code is a conflict with what is installed. */
@@ -105,6 +107,7 @@ export function mountTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
       throw new HttpProblem(problem(422, "compile-errors", `the contract has ${count} error${count === 1 ? "" : "s"}`, compiled.errors));
     }
     const { value: installed } = await ask(deps, "install", { tenant, artifact: compiled.artifact, by: signer, requireOwner: true });
+    await deps.installed?.();
     return c.json({ artifact: installed.artifact, namespace: installed.namespace, version: installed.version });
   });
 }
