@@ -65,8 +65,8 @@ export async function grpcAddress(url: string): Promise<string | null> {
   return ((await r.json()) as { grpc: string | null }).grpc;
 }
 
-/** A receipt as proto-loader gives it, in REST's JSON shape: enum prefixes off, `ints` as numbers, absent as null. */
-export function restReceipt(r: any, shape: { ints: readonly string[]; enums: readonly string[] }): any {
+/** A receipt as proto-loader gives it, in REST's JSON shape: enum prefixes off, `ints` as numbers, absent `optional` fields as null. */
+export function restReceipt(r: any, shape: { ints: readonly string[]; enums: readonly string[]; optional: readonly string[] }): any {
   const plain = (value: unknown, field: string): unknown => {
     if (value === undefined) return null;
     if (shape.ints.includes(field)) return Number(value);
@@ -78,7 +78,7 @@ export function restReceipt(r: any, shape: { ints: readonly string[]; enums: rea
     outcome: String(r.outcome).replace(/^Outcome_/, ""),
     seq: Number(r.seq),
     reason: r.reason === null || r.reason === undefined ? null : { code: r.reason.code, condition: r.reason.condition ?? null, line: r.reason.line ?? null, message: r.reason.message },
-    state: r.state === null || r.state === undefined ? null : Object.fromEntries(Object.entries(r.state).map(([k, v]) => [k, plain(v, k)])),
+    state: r.state === null || r.state === undefined ? null : Object.fromEntries([...Object.entries(r.state), ...shape.optional.filter((k) => !(k in r.state)).map((k) => [k, null])].filter(([k]) => !k.startsWith("_")).map(([k, v]) => [k, plain(v, k)])),
   };
 }
 

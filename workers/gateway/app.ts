@@ -28,7 +28,10 @@ export function createApp(view: GatewayView, options: { bodyLimit: number; log: 
       onError: (c) => {
         // The rest of the body is never read, so this connection cannot carry another request.
         c.header("connection", "close");
-        return problemResponse(c, problem(413, "body-too-large", `the request body is over the limit of ${options.bodyLimit} bytes`));
+        const detail = `the request body is over the limit of ${options.bodyLimit} bytes`;
+        // A GraphQL endpoint answers every failure in GraphQL's own form.
+        if (/^\/v1\/[^/]+\/[^/]+\/graphql$/.test(c.req.path)) return c.json({ errors: [{ message: detail, extensions: { code: "BODY_TOO_LARGE" } }] }, 413);
+        return problemResponse(c, problem(413, "body-too-large", detail));
       },
     }),
   );
