@@ -15,6 +15,7 @@ import { makeDirs } from "../../shared/make-dirs.ts";
 import type { AdminResult, Delegation } from "../../shared/protocol/admin.ts";
 import { rolesOf, tenantExists } from "../../shared/store/roles.ts";
 import { transaction } from "../../shared/store/open.ts";
+import { installStandardLibrary } from "./std-library.ts";
 
 // Shared with the readers (the gateway asks them on its read-only connection); re-exported here.
 export { rolesOf, tenantExists };
@@ -74,6 +75,8 @@ export async function createTenant(
     if (tenantExists(db, handle)) return fail("tenant_exists", `tenant '${handle}' already exists`);
     statement(db, "INSERT INTO tenants (handle, did, created_at, created_by) VALUES (?, ?, ?, ?)").run(handle, key.value.did, now, input.by);
     for (const owner of new Set(owners)) statement(db, "INSERT INTO tenant_roles (tenant, did, role, added_at) VALUES (?, ?, 'owner', ?)").run(handle, owner, now);
+    // Every tenant has the standard library (std.invoices, …) from its creation.
+    installStandardLibrary(db, handle, input.by, now);
     return ok({ handle, did: key.value.did });
   });
 }
