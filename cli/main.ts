@@ -24,6 +24,7 @@ const commands: Record<string, Command> = {
   tenant: { summary: "create tenants; manage owners, members and delegations; show and list them", load: () => import("./commands/tenant.ts") },
   install: { summary: "compile a contract and install it for a tenant (--tenant T); prints the artifact id", load: () => import("./commands/install.ts") },
   contracts: { summary: "list installed contracts (contracts list [--tenant T])", load: () => import("./commands/contracts.ts") },
+  tui: { summary: "the server console: overview, contracts, tenants, activity, logs, connectivity (read-only)", load: () => import("./commands/tui.ts") },
 };
 
 function help(): string {

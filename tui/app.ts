@@ -1,0 +1,120 @@
+/**
+ * @module The console's shell: a tab bar of the six views, the current view in the space left, a
+ * status line (where the `/` filter is typed) and a help line with the keys. Keyboard only: 1–6
+ * and Tab/Shift+Tab switch views, arrows, PgUp/PgDn, Home/End scroll, `/` filters (Enter applies,
+ * Esc cancels; Esc clears an applied filter), `q` quits. Sized to the terminal and redrawn on resize.
+ */
+import { Box, Text, useApp, useInput, useWindowSize } from "ink";
+import { createElement as h, type ReactElement, useEffect, useState } from "react";
+import { type Filter, parseFilter } from "./filter.ts";
+import { cell } from "./format.ts";
+import type { Snapshot, SnapshotSource } from "./snapshot.ts";
+import type { Glyphs } from "./terminal.ts";
+import { ActivityView, activityModel } from "./views/activity.ts";
+import { ConnectView, connectModel } from "./views/connect.ts";
+import { ContractsView, contractsModel } from "./views/contracts.ts";
+import { LogsView, logsModel } from "./views/logs.ts";
+import { OverviewView, overviewModel } from "./views/overview.ts";
+import { TenantsView, tenantsModel } from "./views/tenants.ts";
+import { line, maxScroll, pageSize, type ViewModel, type ViewProps, visibleRange } from "./views/view-body.ts";
+
+interface ViewEntry {
+  readonly name: string;
+  /** What `/` takes in this view, shown while typing. */
+  readonly filterHint: string;
+  readonly model: (s: Snapshot, f: Filter, width: number, g: Glyphs) => ViewModel;
+  readonly component: (props: ViewProps) => ReactElement;
+}
+
+export const views: readonly ViewEntry[] = [
+  { name: "Overview", filterHint: "errors: words", model: (s, _f, w, g) => overviewModel(s, w, g), component: OverviewView },
+  { name: "Contracts", filterHint: "tenant:T namespace:N status:active|replaced|retired words", model: contractsModel, component: ContractsView },
+  { name: "Tenants", filterHint: "tenant:T words (a did, a scope)", model: tenantsModel, component: TenantsView },
+  { name: "Activity", filterHint: "tenant:T ns:N outcome:accepted|refused action:A code:C words", model: (s, _f, w, g) => activityModel(s, w, g), component: ActivityView },
+  { name: "Logs", filterHint: "level:debug|info|warn|error component:C words", model: logsModel, component: LogsView },
+  { name: "Connect", filterHint: "kind:voter|trusted words", model: connectModel, component: ConnectView },
+];
+
+const ACTIVITY = 3;
+
+export interface AppProps {
+  readonly source: SnapshotSource;
+  readonly glyphs: Glyphs;
+  /** A fixed size (tests); otherwise the terminal's, following resizes. */
+  readonly size?: { readonly columns: number; readonly rows: number };
+}
+
+export function App(props: AppProps): ReactElement {
+  const { source, glyphs } = props;
+  const terminal = useWindowSize();
+  const columns = Math.max(40, props.size?.columns ?? terminal.columns);
+  const rows = Math.max(10, props.size?.rows ?? terminal.rows);
+  const { exit } = useApp();
+  const [snapshot, setSnapshot] = useState<Snapshot>(() => source.current());
+  const [view, setView] = useState(0);
+  const [scrolls, setScrolls] = useState<number[]>(() => views.map(() => 0));
+  const [filters, setFilters] = useState<string[]>(() => views.map(() => ""));
+  const [editing, setEditing] = useState<string | null>(null);
+  useEffect(() => source.subscribe(setSnapshot), [source]);
+
+  const bodyHeight = rows - 3;
+  const entry = views[view] as ViewEntry;
+  const filter = parseFilter(filters[view] ?? "");
+  const model = entry.model(snapshot, filter, columns, glyphs);
+  const limit = maxScroll(model, bodyHeight);
+  const scroll = Math.min(scrolls[view] ?? 0, limit);
+
+  const applyFilter = (text: string) => {
+    setFilters((f) => f.map((v, i) => (i === view ? text : v)));
+    setScrolls((s) => s.map((v, i) => (i === view ? 0 : v)));
+    if (view === ACTIVITY) source.setActivityFilter(parseFilter(text));
+  };
+  const scrollTo = (value: number) => setScrolls((s) => s.map((v, i) => (i === view ? Math.min(Math.max(0, value), limit) : v)));
+
+  useInput((input, key) => {
+    if (editing !== null) {
+      if (key.return) {
+        applyFilter(editing);
+        setEditing(null);
+      } else if (key.escape) setEditing(null);
+      else if (key.backspace || key.delete) setEditing(editing.slice(0, -1));
+      else if (!key.ctrl && !key.meta && !key.tab && input !== "" && [...input].every((ch) => ch >= " ")) setEditing(editing + input);
+      return;
+    }
+    // A log tail counts its scroll from the bottom: "up" goes further back.
+    const up = model.tail ? 1 : -1;
+    const page = pageSize(model, bodyHeight);
+    if (input === "q") exit();
+    else if (input >= "1" && input <= String(views.length) && input.length === 1) setView(Number(input) - 1);
+    else if (key.tab) setView((v) => (v + (key.shift ? views.length - 1 : 1)) % views.length);
+    else if (input === "/") setEditing(filters[view] ?? "");
+    else if (key.escape && (filters[view] ?? "") !== "") applyFilter("");
+    else if (key.upArrow) scrollTo(scroll + up);
+    else if (key.downArrow) scrollTo(scroll - up);
+    else if (key.pageUp) scrollTo(scroll + up * page);
+    else if (key.pageDown) scrollTo(scroll - up * page);
+    else if (key.home) scrollTo(model.tail ? limit : 0);
+    else if (key.end) scrollTo(model.tail ? 0 : limit);
+  });
+
+  const tabs = views.map((v, i) => h(Text, { key: v.name, inverse: i === view, bold: i === view }, ` ${i + 1} ${v.name} `));
+  const [first, end] = visibleRange(model, bodyHeight, scroll);
+  const position = model.rows.length === 0 ? "" : `rows ${first + 1}-${end} of ${model.rows.length}`;
+  const node = snapshot.node.running ? `node running (pid ${snapshot.node.pid})` : "node stopped";
+  const separator = glyphs.unicode ? " · " : " | ";
+  const facts = [node, position, filters[view] ? `filter: ${filters[view]}` : "", snapshot.dataDir].filter((f) => f !== "");
+  const status =
+    editing !== null
+      ? { text: cell(`/${editing}_   ${entry.filterHint}; Enter applies, Esc cancels`, columns, glyphs), tone: "title" as const }
+      : { text: cell(facts.join(separator), columns, glyphs), tone: "dim" as const };
+  const arrows = glyphs.unicode ? "↑↓" : "Up/Down";
+  const help = `1-6/Tab views  ${arrows} PgUp/PgDn Home/End scroll  / filter  Esc clear  q quit`;
+  return h(
+    Box,
+    { flexDirection: "column", width: columns, height: rows },
+    h(Box, { height: 1, overflow: "hidden" }, h(Text, { bold: true }, " charter "), ...tabs),
+    h(entry.component, { snapshot, filter, width: columns, height: bodyHeight, scroll, glyphs }),
+    line(status, "status"),
+    line({ text: cell(help, columns, glyphs), tone: "dim" }, "help"),
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * @module Voters and trusted nodes as the console shows them, derived from what the node publishes:
+ * `/.well-known/charter.json` lists the voters; `/health` may carry a consensus section (`raft` or
+ * `consensus`: role, term, leader, and per-voter role, lag, url). Today a node is its only voter,
+ * and a single voter leads itself with no lag; fields appear as soon as the node reports them.
+ */
+import type { Probe } from "./node-probe.ts";
+
+export interface Voter {
+  readonly id: string;
+  readonly self: boolean;
+  readonly url: string | null;
+  /** leader / follower / candidate as reported; null when unknown (the node is stopped). */
+  readonly role: string | null;
+  /** Log entries behind the leader; null when unknown. */
+  readonly lag: number | null;
+}
+
+export interface Cluster {
+  readonly voters: readonly Voter[];
+  readonly leader: string | null;
+  readonly term: number | null;
+}
+
+/** A node the console checks for the Connect view. */
+export interface ConnectTarget {
+  readonly kind: "this node" | "voter" | "trusted";
+  readonly id: string | null;
+  readonly url: string | null;
+}
+
+type Json = Record<string, unknown>;
+
+const text = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+const obj = (v: unknown): Json | null => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Json) : null);
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** A voter or trusted node entry: a bare did, or an object naming it (`id` or `did`) with extras. */
+function entry(v: unknown): { id: string; fields: Json } | null {
+  const id = text(v);
+  if (id !== null) return { id, fields: {} };
+  const o = obj(v);
+  const named = o === null ? null : (text(o.id) ?? text(o.did));
+  return o !== null && named !== null ? { id: named, fields: o } : null;
+}
+
+function consensusOf(health: Json | null): Json | null {
+  return obj(health?.raft) ?? obj(health?.consensus);
+}
+
+/** The voters, who leads and in which term, from this node's identity and its last probe. */
+export function clusterFrom(nodeDid: string | null, running: boolean, probe: Probe | null): Cluster {
+  const consensus = consensusOf(probe?.health ?? null);
+  const published = [...list(consensus?.voters), ...list(probe?.wellKnown?.voters)].map(entry).filter((e) => e !== null);
+  const byId = new Map<string, Json>();
+  for (const e of published) byId.set(e.id, { ...e.fields, ...byId.get(e.id) });
+  const selfId = text(probe?.wellKnown?.identity) ?? nodeDid;
+  if (byId.size === 0 && selfId !== null) byId.set(selfId, {});
+  const answering = running && probe?.answers === true;
+  const single = byId.size === 1 && selfId !== null && byId.has(selfId) && consensus === null;
+  const voters = [...byId].map(([id, fields]): Voter => {
+    const self = id === selfId;
+    const role = text(fields.role) ?? (self ? text(consensus?.role) : null) ?? (single && answering ? "leader" : null);
+    const lag = num(fields.lag) ?? (single && answering ? 0 : null);
+    return { id, self, url: text(fields.url) ?? (self ? (probe?.url ?? null) : null), role: answering || !self ? role : null, lag: answering || !self ? lag : null };
+  });
+  const leader = text(consensus?.leader) ?? voters.find((v) => v.role === "leader")?.id ?? null;
+  return { voters, leader, term: num(consensus?.term) };
+}
+
+/** The nodes to check: this one, the other voters with an address, and trusted nodes the node lists. */
+export function connectTargets(nodeDid: string | null, nodeUrl: string | null, cluster: Cluster, probe: Probe | null): ConnectTarget[] {
+  const targets: ConnectTarget[] = [{ kind: "this node", id: nodeDid, url: nodeUrl }];
+  for (const v of cluster.voters) if (!v.self) targets.push({ kind: "voter", id: v.id, url: v.url });
+  const trusted = [...list(probe?.wellKnown?.trusted), ...list(probe?.wellKnown?.nodes)].map(entry).filter((e) => e !== null);
+  for (const t of trusted) if (!targets.some((x) => x.id === t.id)) targets.push({ kind: "trusted", id: t.id, url: text(t.fields.url) });
+  return targets;
+}
