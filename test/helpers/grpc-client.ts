@@ -73,12 +73,17 @@ export function restReceipt(r: any, shape: { ints: readonly string[]; enums: rea
     if (typeof value === "string") for (const e of shape.enums) if (value.startsWith(`${e}_`)) return value.slice(e.length + 1);
     return value;
   };
+  const stateOf = (state: Record<string, unknown>) => {
+    const entries: [string, unknown][] = Object.entries(state).filter(([k]) => !k.startsWith("_")); // proto-loader's oneof markers
+    for (const k of shape.optional) if (!(k in state)) entries.push([k, null]);
+    return Object.fromEntries(entries.map(([k, v]) => [k, plain(v, k)]));
+  };
   return {
     ...r,
     outcome: String(r.outcome).replace(/^Outcome_/, ""),
     seq: Number(r.seq),
     reason: r.reason === null || r.reason === undefined ? null : { code: r.reason.code, condition: r.reason.condition ?? null, line: r.reason.line ?? null, message: r.reason.message },
-    state: r.state === null || r.state === undefined ? null : Object.fromEntries([...Object.entries(r.state), ...shape.optional.filter((k) => !(k in r.state)).map((k) => [k, null])].filter(([k]) => !k.startsWith("_")).map(([k, v]) => [k, plain(v, k)])),
+    state: r.state === null || r.state === undefined ? null : stateOf(r.state),
   };
 }
 
