@@ -43,27 +43,60 @@ export function readIndexDdl(schema: Schema): string[] {
   }
   for (const [aggregate, columns] of queryIndexes(schema)) {
     const table = tableName(schema, aggregate);
-    for (const key of columns) {
-      const name = `${table}__ix_${createHash("sha256").update(key).digest("hex").slice(0, 12)}`;
-      out.push(`CREATE INDEX IF NOT EXISTS ${quote(name)} ON ${quote(table)} (${key})`);
-    }
+    for (const key of columns) out.push(`CREATE INDEX IF NOT EXISTS ${quote(queryIndexName(schema, aggregate, key))} ON ${quote(table)} (${key})`);
   }
   return out;
 }
 
+/** The name of the derived index on `columns` (an index's column list) of `aggregate`'s table. */
+export function queryIndexName(schema: Schema, aggregate: string, columns: string): string {
+  return `${tableName(schema, aggregate)}__ix_${createHash("sha256").update(columns).digest("hex").slice(0, 12)}`;
+}
+
 /**
- * The composite indexes the declared queries of `schema` need, per aggregate: for a query over one
- * of its aggregates, `tenant`, then each column its leading `where` stages test for equality, then
- * its first `sort` keys (in their directions) — an equality filter followed by a sort becomes one
- * index. A `traverse`/`shortest` adds `(tenant, ref)`. Each as the index's column list.
+ * The composite index a query over an aggregate with `fields` needs, as its column list, or null:
+ * `tenant`, then each column its leading `where` stages test for equality, then its first `sort`
+ * keys (in their directions), then the subject — an equality filter followed by a sort becomes one
+ * index.
+ */
+export function queryIndexKey(stages: readonly Stage[], fields: readonly { readonly name: string }[]): string | null {
+  const column = (name: string) => (name === "subject" || name === "key" ? "subject" : fields.some((f) => f.name === name) ? quote(columnName(name)) : null);
+  const eq: string[] = [];
+  let sort: string[] = [];
+  for (const stage of stages) {
+    if (stage.kind === "Where") {
+      for (const name of equalities(stage.expr)) {
+        const c = column(name);
+        if (c !== null && c !== "subject" && !eq.includes(c)) eq.push(c);
+      }
+      continue;
+    }
+    if (stage.kind === "Sort") {
+      for (const k of stage.keys) {
+        const c = column(k.field.name);
+        if (c === null) break;
+        sort.push(k.direction === "desc" ? `${c} DESC` : c);
+        if (c === "subject") break;
+      }
+    }
+    break;
+  }
+  if (eq.length === 0 && sort.length === 0) return null;
+  if (!sort.some((c) => c.startsWith("subject"))) sort = [...sort, "subject"];
+  return ["tenant", ...eq, ...sort].join(", ");
+}
+
+/**
+ * The composite indexes the declared queries of `schema` need, per aggregate (queryIndexKey), and
+ * for a `traverse`/`shortest`, `(tenant, ref)`. Each as the index's column list.
  */
 export function queryIndexes(schema: Schema): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  const add = (aggregate: string, cols: string[]) => {
-    if (cols.length === 0) return;
+  const add = (aggregate: string, key: string | null) => {
+    if (key === null) return;
     let set = out.get(aggregate);
     if (set === undefined) out.set(aggregate, (set = new Set()));
-    set.add(["tenant", ...cols].join(", "));
+    set.add(key);
   };
   for (const raw of Object.values(schema.queries)) {
     const q = raw as { source: { kind: string; name?: { name: string } }; stages: readonly Stage[] };
@@ -71,31 +104,9 @@ export function queryIndexes(schema: Schema): Map<string, Set<string>> {
     const aggregate = q.source.name.name;
     const fields = schema.aggregates[aggregate]?.fields;
     if (fields === undefined) continue;
-    const column = (name: string) => (name === "subject" || name === "key" ? "subject" : fields.some((f) => f.name === name) ? quote(columnName(name)) : null);
-    const eq: string[] = [];
-    let sort: string[] = [];
+    add(aggregate, queryIndexKey(q.stages, fields));
     for (const stage of q.stages) {
-      if (stage.kind === "Where") {
-        for (const name of equalities(stage.expr)) {
-          const c = column(name);
-          if (c !== null && c !== "subject" && !eq.includes(c)) eq.push(c);
-        }
-        continue;
-      }
-      if (stage.kind === "Sort") {
-        for (const k of stage.keys) {
-          const c = column(k.field.name);
-          if (c === null) break;
-          sort.push(k.direction === "desc" ? `${c} DESC` : c);
-          if (c === "subject") break;
-        }
-      }
-      break;
-    }
-    if (sort.length > 0 && !sort.some((s) => s.startsWith("subject"))) sort = [...sort, "subject"];
-    add(aggregate, [...eq, ...sort]);
-    for (const stage of q.stages) {
-      if ((stage.kind === "Traverse" || stage.kind === "Shortest") && column(stage.field.name) !== null) add(aggregate, [quote(columnName(stage.field.name))]);
+      if ((stage.kind === "Traverse" || stage.kind === "Shortest") && fields.some((f) => f.name === stage.field.name)) add(aggregate, `tenant, ${quote(columnName(stage.field.name))}`);
     }
   }
   return out;

@@ -49,12 +49,18 @@ export async function queryStore(tenants: readonly string[] = ["acme"]): Promise
       "VALUES (?, ?, ?, ?, 'Test', 'did:key:test', ?, 'accepted', NULL, '{}', '', '', '', ?, ?)",
   );
   let clock = 1_000;
+  const actives = new Map<string, { artifact: string; schema: Schema }>();
   const active = (tenant: string, namespace: string) => {
+    const key = `${tenant}/${namespace}`;
+    const known = actives.get(key);
+    if (known !== undefined) return known;
     const row = db.prepare("SELECT i.artifact AS artifact, a.schema AS schema FROM installs i JOIN artifacts a ON a.id = i.artifact WHERE i.tenant = ? AND i.namespace = ? AND i.status = 'active'").get(tenant, namespace) as
       | { artifact: string; schema: string }
       | undefined;
     if (row === undefined) throw new Error(`${namespace} is not installed for ${tenant}`);
-    return { artifact: row.artifact, schema: JSON.parse(row.schema) as Schema };
+    const found = { artifact: row.artifact, schema: JSON.parse(row.schema) as Schema };
+    actives.set(key, found);
+    return found;
   };
   const store: QueryStore = {
     db,
@@ -66,6 +72,7 @@ export async function queryStore(tenants: readonly string[] = ["acme"]): Promise
       const a = compiled.artifact;
       const r = installArtifact(db, { tenant, artifact: { id: a.id, schemaJson: new TextDecoder().decode(a.schemaBytes), wasm: a.wasm, source }, installedBy: owner.did, now: clock });
       if (!r.ok) throw new Error(r.error.message);
+      actives.clear();
       schemas.set(a.schema.namespace, { artifact: a.id, schema: a.schema });
       return { artifact: a.id, schema: a.schema };
     },

@@ -7,9 +7,10 @@
  * its receipt's public state). A union reads its sources' rows one after the other (UNION ALL) with
  * a hidden `#src` column saying which source a row came from.
  */
-import type { Type } from "../../../contracts/ast.ts";
+import type { Stage, Type } from "../../../contracts/ast.ts";
 import type { Schema, SchemaField } from "../../../contracts/schema.ts";
 import { columnName, quote, tableName } from "../../../shared/store/columns.ts";
+import { queryIndexes, queryIndexKey, queryIndexName } from "../../../shared/store/read-indexes.ts";
 import type { Level } from "./query-level.ts";
 import { VECTOR_FUNCTION } from "./read-functions.ts";
 import type { ColumnRef } from "./sql-expr.ts";
@@ -65,7 +66,7 @@ function fieldFromJson(f: SchemaField, alias: string): string {
 }
 
 /** The first level of a query over `sources` (one, or a union's), all with the first one's columns. */
-export function sourceLevel(s: SourceScope, sources: readonly SourceTable[], asof: string | null): Level {
+export function sourceLevel(s: SourceScope, sources: readonly SourceTable[], asof: string | null, stages: readonly Stage[] = []): Level {
   const first = sources[0];
   if (first === undefined) throw new Error("a query without a source");
   const fields = publicFields(first);
@@ -77,7 +78,12 @@ export function sourceLevel(s: SourceScope, sources: readonly SourceTable[], aso
     columns.set("subject", { sql: `${t}.subject`, type: SUBJECT_TYPE });
     columns.set("key", { sql: `${t}.subject`, type: SUBJECT_TYPE });
     for (const f of fields) columns.set(f.name, { sql: `${t}.${quote(columnName(f.name))}`, type: f.type });
-    return { from: `${rows.from} AS ${t}`, where: rows.where === null ? [] : [`${t}.${rows.where}`], order: [{ sql: `${t}.subject`, desc: false }], limit: null, offset: null, columns, groupBy: null };
+    // SQLite without statistics prefers the primary key's (tenant, subject) range to a derived
+    // (tenant, field…, subject) index; when the index derived for this access path exists, use it.
+    const key = asof === null ? queryIndexKey(stages, fields) : null;
+    const derived = key !== null && (queryIndexes(first.schema).get(first.aggregate)?.has(key) ?? false);
+    const indexed = derived && key !== null ? ` INDEXED BY ${quote(queryIndexName(first.schema, first.aggregate, key))}` : "";
+    return { from: `${rows.from} AS ${t}${indexed}`, where: rows.where === null ? [] : [`${t}.${rows.where}`], order: [{ sql: `${t}.subject`, desc: false }], limit: null, offset: null, columns, groupBy: null };
   }
   const branches = sources.map((src, i) => {
     const rows = rowsOf(s, src, asof);

@@ -142,7 +142,7 @@ export function compileQuery(schema: Schema, plan: QueryPlan, options: { artifac
     asof = asofStage.time.type?.kind === "Date" ? `(unixepoch(${time}) * 1000)` : time;
   }
   const ctx: PlanContext = {
-    level: sourceLevel({ literal: literalOnly }, sources, asof),
+    level: sourceLevel({ literal: literalOnly }, sources, asof, plan.stages),
     sources,
     asof,
     scope: () => scopeOf(ctx),
