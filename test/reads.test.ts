@@ -133,14 +133,20 @@ describe("queries", () => {
     assert.equal((await query(SHIPPING, "ByStatus", { status: "New" }, token(deputy))).status, 200);
   });
 
-  test("unknown and internal queries, unknown namespaces and tenants are 404; unserved stages 501", async () => {
+  test("unknown and internal queries, unknown namespaces and tenants are 404", async () => {
     assert.equal((await query(SHIPPING, "Nope", {}, token(ada))).status, 404);
     assert.equal((await query(INVENTORY, "Valuation", {})).status, 404);
     assert.equal((await query("acme.nothing", "ByStatus", {})).status, 404);
     assert.equal((await send(`/v1/nobody/${SHIPPING}/queries/ByStatus`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status, 404);
+  });
+
+  test("search ranks the orders' indexed text (issue 5: every stage is served)", async () => {
     const a = await query(SHIPPING, "Find", { text: "Oslo" }, token(ada));
-    assert.equal(a.status, 501);
-    assert.match(a.body.detail, /'search' stage/);
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    assert.deepEqual(a.body.rows.map((r: { subject: string }) => r.subject), ["o-1", "o-2", "o-3", "o-5"]);
+    assert.equal(typeof a.body.rows[0].score, "number");
+    const b = await query(SHIPPING, "Find", { text: "C o-3" }, token(ada));
+    assert.deepEqual(b.body.rows.map((r: { subject: string }) => r.subject), ["o-3"]);
   });
 });
 

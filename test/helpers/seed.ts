@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { compileContract } from "../../contracts/compile.ts";
 import { generateKeyPair, type KeyPair } from "../../shared/identity/index.ts";
 import { makeDirsSync } from "../../shared/make-dirs.ts";
+import { collectionOf } from "../../shared/store/collections.ts";
 import { migrate } from "../../shared/store/migrations.ts";
 import { openDatabase } from "../../shared/store/open.ts";
 import { installArtifact } from "../../workers/engine/install.ts";
@@ -38,7 +39,8 @@ export async function seed(dataDir: string, options: { tenant?: string; members?
   for (const m of members) addRole(db, tenant, m.did, "member", now);
   const artifacts: Record<string, string> = {};
   for (const source of options.contracts) {
-    const compiled = compileContract(source);
+    // Queries may read the tenant's other contracts and the standard library (std.invoices).
+    const compiled = compileContract(source, { resolveCollection: (name) => collectionOf(db, tenant, name) });
     if (compiled.artifact === undefined) throw new Error(`contract does not compile: ${JSON.stringify(compiled.diagnostics)}`);
     const a = compiled.artifact;
     const r = installArtifact(db, {
