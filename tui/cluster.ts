@@ -49,15 +49,18 @@ function consensusOf(health: Json | null): Json | null {
   return obj(health?.raft) ?? obj(health?.consensus);
 }
 
-/** The voters, who leads and in which term, from this node's identity and its last probe. */
-export function clusterFrom(nodeDid: string | null, running: boolean, probe: Probe | null): Cluster {
+/**
+ * The voters, who leads and in which term, from this node's identity and its last probe (null
+ * when there is nothing to ask: the node is stopped). Roles and lag are known only from an answer.
+ */
+export function clusterFrom(nodeDid: string | null, probe: Probe | null): Cluster {
   const consensus = consensusOf(probe?.health ?? null);
   const published = [...list(consensus?.voters), ...list(probe?.wellKnown?.voters)].map(entry).filter((e) => e !== null);
   const byId = new Map<string, Json>();
   for (const e of published) byId.set(e.id, { ...e.fields, ...byId.get(e.id) });
   const selfId = text(probe?.wellKnown?.identity) ?? nodeDid;
   if (byId.size === 0 && selfId !== null) byId.set(selfId, {});
-  const answering = running && probe?.answers === true;
+  const answering = probe?.answers === true;
   const single = byId.size === 1 && selfId !== null && byId.has(selfId) && consensus === null;
   const voters = [...byId].map(([id, fields]): Voter => {
     const self = id === selfId;

@@ -198,7 +198,7 @@ export class LiveSource implements SnapshotSource {
     const s = this.#snapshot;
     const url = this.#options.url ?? this.#urlFromLog(s);
     const self = url === null ? null : await probeNode(url);
-    const cluster = clusterFrom(s.nodeDid, s.node.running, self);
+    const cluster = clusterFrom(s.nodeDid, self);
     const targets = connectTargets(s.nodeDid ?? (typeof self?.wellKnown?.identity === "string" ? self.wellKnown.identity : null), url, cluster, self);
     const others = await Promise.all(targets.slice(1).map((t) => (t.url === null ? null : probeNode(t.url, { wellKnown: false }))));
     if (this.#closed) return;

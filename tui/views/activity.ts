@@ -58,7 +58,8 @@ export function activityModel(snapshot: Snapshot, width: number, glyphs: Glyphs)
     });
   }
   const refused = entries.filter((e) => e.outcome === "refused").length;
-  const summary = `Activity: ${entries.length} commands shown, ${refused} refused; history to #${latestSeq}, newest first${filter.text === "" ? "" : `  (filter: ${filter.text})`}`;
+  const commands = `${entries.length} command${entries.length === 1 ? "" : "s"}`;
+  const summary = `Activity: ${commands}, ${refused} refused, newest first; history to #${latestSeq}${filter.text === "" ? "" : `; filter: ${filter.text}`}`;
   return {
     headings: [
       { text: cell(summary, width, glyphs), tone: "title" },

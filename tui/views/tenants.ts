@@ -27,8 +27,11 @@ export function tenantsModel(snapshot: Snapshot, filter: Filter, width: number, 
     for (const did of t.owners) rows.push(text(`    owner     ${did}`));
     for (const did of t.members) rows.push(text(`    member    ${did}`));
     for (const d of t.delegations) {
-      const until = d.until === null ? "no expiry" : `${expired(d.until) ? "expired" : "until"} ${dateTime(d.until)} UTC`;
-      rows.push(text(`    delegate  ${shortDid(d.did, Math.max(24, width - 60 - d.scope.length), glyphs)}  scope ${d.scope}  ${until}`, expired(d.until) ? "dim" : "plain"));
+      const until = d.until === null ? "no expiry" : `${expired(d.until) ? "expired" : "until"} ${dateTime(d.until).slice(0, 16)} UTC`;
+      const rest = `  scope ${d.scope}  ${until}`;
+      // The did gives way first, so scope and expiry stay readable at 80 columns.
+      const did = shortDid(d.did, Math.max(10, width - 14 - rest.length), glyphs);
+      rows.push(text(`    delegate  ${did}${rest}`, expired(d.until) ? "dim" : "plain"));
     }
     if (t.owners.length + t.members.length + t.delegations.length === 0) rows.push(text("    no owners, members or delegations", "dim"));
   }

@@ -65,9 +65,10 @@ const colours: Record<Tone, { color?: string; bold?: boolean; dimColor?: boolean
   warn: { color: "yellow" },
 };
 
-/** One line of text in its tone, never wrapped. */
+/** One line of text in its tone, never wrapped; an empty line still takes its row. */
 export function line(l: Line, key: string | number): ReactElement {
-  return h(Text, { key, wrap: "truncate", ...colours[l.tone ?? "plain"] }, l.text === "" ? " " : l.text);
+  if (l.text.trim() === "") return h(Box, { key, height: 1 });
+  return h(Text, { key, wrap: "truncate", ...colours[l.tone ?? "plain"] }, l.text);
 }
 
 /** Renders `model` in `height` lines at `scroll`. */
