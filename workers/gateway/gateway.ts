@@ -52,9 +52,6 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   );
   const nodeKey = await loadOrCreateNodeKey(config.dataDir);
   if (!nodeKey.ok) throw new FatalError(nodeKey.error.message);
-  // gRPC is served only once a contract is installed, but a port it could never have is fatal now.
-  const grpcPortProblem = await checkGrpcPort(config.grpc.host, config.grpc.port);
-  if (grpcPortProblem !== null) throw new FatalError(grpcPortProblem);
   const grpc = new GrpcSurface({
     app,
     engine,
@@ -76,6 +73,12 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   mountTenantRoutes(app, { admin, compile: (source, previous) => compileInChild(source, { previous }), now: () => Date.now(), installed: () => grpc.refresh() });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   await listen(server, config.listen.host, config.listen.port);
+  // gRPC is served only once a contract is installed, but a port it could never have is fatal now.
+  const grpcPortProblem = await checkGrpcPort(config.grpc.host, config.grpc.port);
+  if (grpcPortProblem !== null) {
+    server.close();
+    throw new FatalError(grpcPortProblem);
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;

@@ -102,7 +102,11 @@ export class GrpcSurface {
   start(): void {
     void this.refresh();
     this.#timer = setInterval(() => {
-      if (this.#changed()) void this.refresh();
+      try {
+        if (this.#changed()) void this.refresh();
+      } catch (error) {
+        this.#options.log.warn("grpc: cannot tell whether the store changed", { error: String(error) });
+      }
     }, POLL_MS);
     this.#timer.unref();
   }
