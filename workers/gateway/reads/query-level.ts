@@ -46,7 +46,7 @@ export function selectSql(level: Level, hidden: boolean): string {
 export function subquery(inner: Level, alias: string): Level {
   const from = `(${selectSql(inner, true)}) AS ${quote(alias)}`;
   const columns = new Map<string, ColumnRef>();
-  for (const [name, ref] of inner.columns) columns.set(name, { sql: `${quote(alias)}.${quote(name)}`, type: ref.type });
+  for (const [name, ref] of inner.columns) columns.set(name, { sql: `${quote(alias)}.${quote(name)}`, type: ref.type, unset: ref.unset });
   const order = inner.order.map((k, i) => ({ sql: `${quote(alias)}.${quote(`#o${i}`)}`, desc: k.desc }));
   return { from, where: [], order, limit: null, offset: null, columns, groupBy: null };
 }

@@ -160,7 +160,13 @@ export function compileQuery(schema: Schema, plan: QueryPlan, options: { artifac
   for (const stage of plan.stages) compileStage(ctx, stage);
   const columns = [...ctx.level.columns].filter(([name]) => !name.startsWith("#")).map(([name, ref]) => ({ name, type: ref.type }));
   const out = { ...ctx.level, columns: new Map([...ctx.level.columns].filter(([name]) => !name.startsWith("#"))) };
-  return { sql: selectSql(out, false), literals, params: [...params], counts, columns, artifacts: [...new Set(sources.map((s) => s.artifact))] };
+  const sql = selectSql(out, false);
+  // A value only a dropped column read (a `let` a later `select` left out) is not in the statement,
+  // and SQLite refuses to bind a name the statement does not have.
+  const used = new Set(sql.match(/:[A-Za-z_][A-Za-z0-9_]*/g) ?? []);
+  const usedLiterals = Object.fromEntries(Object.entries(literals).filter(([name]) => used.has(`:${name}`)));
+  const usedParams = [...params].filter((name) => used.has(`:p_${name}`));
+  return { sql, literals: usedLiterals, params: usedParams, counts, columns, artifacts: [...new Set(sources.map((s) => s.artifact))] };
 }
 
 /** The named values to run `compiled` with, for `tenant` and the checked parameter values. */

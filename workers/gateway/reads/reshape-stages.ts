@@ -12,20 +12,36 @@ import type { StageCompiler } from "./plan-context.ts";
 import { closed } from "./query-level.ts";
 import { type ColumnRef, exprSql, UnsupportedQuery } from "./sql-expr.ts";
 
+/** Whether a computed column may be unset: it reads a column that may be (conservatively, any such). */
+function isUnset(ctx: { level: { columns: ReadonlyMap<string, ColumnRef> } }, e: Expr): boolean {
+  switch (e.kind) {
+    case "Name":
+      return ctx.level.columns.get(e.resolved?.kind === "column" ? e.resolved.name : e.name)?.unset === true;
+    case "Binary":
+      return isUnset(ctx, e.left) || isUnset(ctx, e.right);
+    case "Unary":
+      return isUnset(ctx, e.operand);
+    case "Call":
+      return e.args.some((a) => isUnset(ctx, a));
+    default:
+      return false;
+  }
+}
+
 export const compileSelect: StageCompiler<"Select"> = (ctx, stage) => {
   const s = ctx.scope();
   const next = new Map<string, ColumnRef>();
   for (const item of stage.items) {
     const name = item.alias?.name ?? (item.expr.kind === "Name" ? item.expr.name : null);
     if (name === null || item.expr.type === undefined) throw new Error("the checker let through an unnamed or untyped select item");
-    next.set(name, { sql: exprSql(s, item.expr), type: item.expr.type });
+    next.set(name, { sql: exprSql(s, item.expr), type: item.expr.type, unset: isUnset(ctx, item.expr) });
   }
   ctx.level.columns = next;
 };
 
 export const compileLet: StageCompiler<"Let"> = (ctx, stage) => {
   if (stage.expr.type === undefined) throw new Error("the checker let through an untyped let");
-  const ref = { sql: exprSql(ctx.scope(), stage.expr), type: stage.expr.type };
+  const ref = { sql: exprSql(ctx.scope(), stage.expr), type: stage.expr.type, unset: isUnset(ctx, stage.expr) };
   ctx.level.columns.set(stage.name.name, ref);
 };
 
@@ -61,7 +77,8 @@ export const compileSummarize: StageCompiler<"Summarize"> = (ctx, stage) => {
     if (call.kind !== "Call" || call.type === undefined) throw new Error("the checker let through a bad aggregation");
     const arg = call.args[0];
     const name = agg.alias?.name ?? (arg === undefined ? call.fn.name : `${call.fn.name}_${(arg as Extract<Expr, { kind: "Name" }>).name}`);
-    next.set(name, { sql: aggregateSql(call.fn.name, arg === undefined ? null : exprSql(scope, arg), arg?.type?.kind ?? null), type: call.type });
+    const fn = call.fn.name;
+    next.set(name, { sql: aggregateSql(fn, arg === undefined ? null : exprSql(scope, arg), arg?.type?.kind ?? null), type: call.type, unset: fn === "min" || fn === "max" || fn === "avg" });
   }
   level.columns = next;
   level.groupBy = keys;

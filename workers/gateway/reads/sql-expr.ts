@@ -20,6 +20,8 @@ import { INT_FUNCTION, NEG_FUNCTION } from "./int-functions.ts";
 export interface ColumnRef {
   readonly sql: string;
   readonly type: Type;
+  /** The column may hold no value even though its type always has one (`min`/`max`/`avg` over no rows). */
+  readonly unset?: boolean;
 }
 
 /** A feature the reader does not compile yet: answered 501, naming it. */
@@ -82,24 +84,40 @@ export function exprSql(scope: ExprScope, e: Expr): string {
   }
 }
 
+/** Whether `e` may have no value: an unset Identity/Ref/Vector, or an aggregate over no rows (and what is computed from it). */
+function mayBeUnset(scope: ExprScope, e: Expr): boolean {
+  switch (e.kind) {
+    case "Name":
+      return nullable(e.type) || (e.resolved?.kind !== "param" && e.resolved?.kind !== "enum-value" && scope.columns.get(e.resolved?.kind === "column" ? e.resolved.name : e.name)?.unset === true);
+    case "Binary":
+      return ["+", "-", "*", "/", "%"].includes(e.op) && (mayBeUnset(scope, e.left) || mayBeUnset(scope, e.right));
+    case "Unary":
+      return e.op === "-" && mayBeUnset(scope, e.operand);
+    case "Call":
+      return e.args.some((a) => mayBeUnset(scope, a));
+    default:
+      return nullable(e.type);
+  }
+}
+
 function binarySql(scope: ExprScope, e: Extract<Expr, { kind: "Binary" }>): string {
   const l = exprSql(scope, e.left);
   const r = exprSql(scope, e.right);
-  const mayBeUnset = nullable(e.left.type) || nullable(e.right.type);
+  const unset = mayBeUnset(scope, e.left) || mayBeUnset(scope, e.right);
   switch (e.op) {
     case "and":
       return mayFail(e.right) ? `(CASE WHEN ${l} THEN ${r} ELSE 0 END)` : `(${l} AND ${r})`;
     case "or":
       return mayFail(e.right) ? `(CASE WHEN ${l} THEN 1 ELSE ${r} END)` : `(${l} OR ${r})`;
     case "==":
-      return mayBeUnset ? `(${l} IS ${r})` : `(${l} = ${r})`;
+      return unset ? `(${l} IS ${r})` : `(${l} = ${r})`;
     case "!=":
-      return mayBeUnset ? `(${l} IS NOT ${r})` : `(${l} <> ${r})`;
+      return unset ? `(${l} IS NOT ${r})` : `(${l} <> ${r})`;
     case "<":
     case "<=":
     case ">":
     case ">=":
-      return mayBeUnset ? `coalesce(${l} ${e.op} ${r}, 0)` : `(${l} ${e.op} ${r})`;
+      return unset ? `coalesce(${l} ${e.op} ${r}, 0)` : `(${l} ${e.op} ${r})`;
     case "+":
       if (e.left.type?.kind === "Text") return `(${l} || ${r})`;
       return `${INT_FUNCTION}('+', ${l}, ${r})`;
