@@ -48,12 +48,13 @@ export function App(props: AppProps): ReactElement {
   const { source, glyphs } = props;
   const terminal = useWindowSize();
   const columns = Math.max(40, props.size?.columns ?? terminal.columns);
-  const rows = Math.max(10, props.size?.rows ?? terminal.rows);
+  const rows = Math.max(6, props.size?.rows ?? terminal.rows);
   const { exit } = useApp();
   const [snapshot, setSnapshot] = useState<Snapshot>(() => source.current());
   const [view, setView] = useState(0);
   const [scrolls, setScrolls] = useState<number[]>(() => views.map(() => 0));
-  const [filters, setFilters] = useState<string[]>(() => views.map(() => ""));
+  // Activity's filter lives in the source (it filters in SQL): start from the one it reads with.
+  const [filters, setFilters] = useState<string[]>(() => views.map((_, i) => (i === ACTIVITY ? source.current().activityFilter.text : "")));
   const [editing, setEditing] = useState<string | null>(null);
   useEffect(() => source.subscribe(setSnapshot), [source]);
 
