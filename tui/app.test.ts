@@ -40,7 +40,7 @@ function app(size = { columns: 80, rows: 24 }, glyphs = unicodeGlyphs) {
     try {
       await waitFor(what, () => (screen().some((l) => pattern.test(l)) ? true : undefined), 3000);
     } catch (error) {
-      throw new Error(`${(error as Error).message}; the screen:\n${screen().join("\n")}`);
+      throw new Error(`${(error as Error).message}; the screen:\n${screen().join("\n")}`, { cause: error });
     }
   };
   return { r, screen, press, shows };
