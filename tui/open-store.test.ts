@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
 import { cleanup, tempDataDir } from "../test/helpers/charter-process.ts";
 import { openStoreReader, type StoreReader } from "./open-store.ts";
