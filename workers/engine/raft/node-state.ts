@@ -87,8 +87,6 @@ export interface RestoreOptions {
   readonly seed: number;
   /** The state machine is durable and has applied up to here (defaults to the snapshot index). */
   readonly applied?: number;
-  /** The disk was lost: do not vote until a leader reinstates this voter. */
-  readonly recovering?: boolean;
 }
 
 /** A fresh election timeout in [electionTicks, 2·electionTicks). */
@@ -127,7 +125,7 @@ export function restore(config: RaftConfig, storage: PersistentState, options: R
     durableIndex: last,
     inflightWrites: [],
     held: [],
-    recovering: options.recovering ?? false,
+    recovering: storage.recovering,
   };
 }
 

@@ -18,13 +18,15 @@ export interface PersistentState {
   readonly votedFor: string | null;
   readonly snapshot: Snapshot;
   readonly log: readonly LogEntry[];
+  /** Set by the runtime when it starts on a lost disk; cleared once a leader reinstates the voter (recovery.ts). */
+  readonly recovering: boolean;
 }
 
 /** The snapshot of nothing: index 0, term 0. */
 export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({ lastIndex: 0, lastTerm: 0, data: "" });
 
 /** A voter's storage on first start (or after losing its disk). */
-export const EMPTY_STORAGE: PersistentState = Object.freeze({ term: 0, votedFor: null, snapshot: EMPTY_SNAPSHOT, log: Object.freeze([]) });
+export const EMPTY_STORAGE: PersistentState = Object.freeze({ term: 0, votedFor: null, snapshot: EMPTY_SNAPSHOT, log: Object.freeze([]), recovering: false });
 
 /**
  * One durable write, as the core asks for it: set term and vote; when `snapshot` is present,
@@ -34,6 +36,7 @@ export const EMPTY_STORAGE: PersistentState = Object.freeze({ term: 0, votedFor:
 export interface PersistRecord {
   readonly term: number;
   readonly votedFor: string | null;
+  readonly recovering: boolean;
   readonly snapshot?: Snapshot;
   readonly fromIndex: number;
   readonly entries: readonly LogEntry[];
@@ -50,5 +53,5 @@ export function applyPersist(storage: PersistentState, write: PersistRecord): Pe
     snapshot = s;
   }
   const kept = log.filter((e) => e.index < write.fromIndex);
-  return { term: write.term, votedFor: write.votedFor, snapshot, log: kept.length === log.length && write.entries.length === 0 ? log : [...kept, ...write.entries] };
+  return { term: write.term, votedFor: write.votedFor, recovering: write.recovering, snapshot, log: kept.length === log.length && write.entries.length === 0 ? log : [...kept, ...write.entries] };
 }

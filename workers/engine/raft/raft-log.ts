@@ -28,15 +28,15 @@ export function entryAt(v: LogView, index: number): LogEntry | undefined {
   return index >= first ? v.log[index - first] : undefined;
 }
 
-/** Term at `index`: 0 for index 0, the snapshot's term at its last index, undefined when unknown. */
+/** Term at `index`: the snapshot's term at its last index (0 at index 0), undefined when compacted or beyond the end. */
 export function termAt(v: LogView, index: number): number | undefined {
   if (index === v.snapshot.lastIndex) return v.snapshot.lastTerm;
-  if (index === 0) return 0;
   return entryAt(v, index)?.term;
 }
 
 /** Entries from `from` to `to` inclusive (both must be after the snapshot). */
 export function entriesBetween(v: LogView, from: number, to: number): LogEntry[] {
+  if (from <= v.snapshot.lastIndex) throw new Error(`entries from ${from} are compacted (snapshot at ${v.snapshot.lastIndex})`);
   const first = v.snapshot.lastIndex + 1;
   return v.log.slice(from - first, to - first + 1) as LogEntry[];
 }

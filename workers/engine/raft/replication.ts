@@ -88,6 +88,7 @@ export function handleAppendReply(ctx: StepContext, m: AppendEntriesReply | Inst
   }
   if (m.type !== "append-entries-reply" || m.rejectedPrev < p.match) return; // stale
   const next = Math.max(p.match + 1, Math.min(p.next, m.hint + 1));
+  if (next >= p.next) return; // a duplicate: resending on it would multiply messages
   setProgress(ctx, m.from, { next });
   sendAppend(ctx, m.from);
 }

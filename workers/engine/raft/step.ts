@@ -164,7 +164,7 @@ function finish(ctx: StepContext, before: NodeState): StepResult {
     s.durableIndex = Math.min(s.durableIndex, keep);
     s.inflightWrites = s.inflightWrites.map((w) => (w.upTo > keep ? { ...w, upTo: keep } : w));
   }
-  if (ctx.unstableFrom !== null || ctx.snapshotChanged || s.term !== before.term || s.votedFor !== before.votedFor) {
+  if (ctx.unstableFrom !== null || ctx.snapshotChanged || s.term !== before.term || s.votedFor !== before.votedFor || s.recovering !== before.recovering) {
     const last = lastIndex(s);
     const fromIndex = Math.max(ctx.unstableFrom ?? last + 1, s.snapshot.lastIndex + 1);
     s.persistSeq += 1;
@@ -174,6 +174,7 @@ function finish(ctx: StepContext, before: NodeState): StepResult {
       id: s.persistSeq,
       term: s.term,
       votedFor: s.votedFor,
+      recovering: s.recovering,
       ...(ctx.snapshotChanged ? { snapshot: s.snapshot } : {}),
       fromIndex,
       entries: fromIndex <= last ? entriesBetween(s, fromIndex, last) : [],
