@@ -91,7 +91,9 @@ export class QueryRunner {
   run(schema: Schema, name: string, tenant: string, params: unknown, artifact = ""): QueryOutcome {
     const plan = queryPlan(schema, name);
     if (plan === undefined) return { ok: false, code: "not-found", message: `${schema.namespace} has no query '${name}'` };
-    const inside = this.#db.isTransaction;
+    // One statement is one snapshot; a query over other contracts also reads which artifact is
+    // active for them first, so that and the statement share a read transaction.
+    const inside = this.#db.isTransaction || sourceNames(plan).every((s) => Object.hasOwn(schema.aggregates, s));
     if (!inside) this.#db.exec("BEGIN");
     try {
       const compiled = this.#plan(schema, artifact, name, plan, tenant);
@@ -107,7 +109,14 @@ export class QueryRunner {
         throw error;
       }
       const columns = compiled.columns;
-      return { ok: true, rows: rows.map((row) => Object.fromEntries(columns.map((col) => [col.name, fromColumn(col.type, row[col.name])]))) };
+      const out: Record<string, unknown>[] = new Array(rows.length);
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i] as Record<string, unknown>;
+        const answer: Record<string, unknown> = {};
+        for (const col of columns) answer[col.name] = fromColumn(col.type, row[col.name]);
+        out[i] = answer;
+      }
+      return { ok: true, rows: out };
     } finally {
       if (!inside) this.#db.exec("COMMIT");
     }
