@@ -83,7 +83,7 @@ test("`/` filters the Activity in the store; Esc clears it", async () => {
   await press("4", "/");
   await shows(/^\/_ {3}tenant:T ns:N outcome:accepted\|refused/);
   await press(..."outcome:refusedX", "\u007f", "\r");
-  await shows(/^Activity: 3 commands, 3 refused, newest first; history to #6; filter: outcome:r/);
+  await shows(/^Activity: 3 commands, 3 refused, newest first; history to #6 \(filtered\)$/);
   assert.ok(screen().some((l) => /· filter: outcome:refused ·/.test(l)), "the status line names the filter");
   assert.ok(!screen().some((l) => /✓ accepted/.test(l)));
   await press("/", ..."x", "\u001b");

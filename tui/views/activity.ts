@@ -59,7 +59,7 @@ export function activityModel(snapshot: Snapshot, width: number, glyphs: Glyphs)
   }
   const refused = entries.filter((e) => e.outcome === "refused").length;
   const commands = `${entries.length} command${entries.length === 1 ? "" : "s"}`;
-  const summary = `Activity: ${commands}, ${refused} refused, newest first; history to #${latestSeq}${filter.text === "" ? "" : `; filter: ${filter.text}`}`;
+  const summary = `Activity: ${commands}, ${refused} refused, newest first; history to #${latestSeq}${filter.text === "" ? "" : " (filtered)"}`;
   return {
     headings: [
       { text: cell(summary, width, glyphs), tone: "title" },
