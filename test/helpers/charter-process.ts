@@ -24,9 +24,18 @@ export function tempDataDir(prefix = "charter-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** Every charter a test started; any still running when the test process exits is killed. */
+const started = new Set<ChildProcess>();
+process.on("exit", () => {
+  // A failed test may never reach its stop: kill the supervisor; its workers see it go and stop.
+  for (const child of started) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
 /** Spawns `charter ARGS` and collects its output. */
 export function spawnCharter(args: string[], env: Record<string, string> = {}): Omit<Charter, "url" | "dataDir"> & { dataDir: string } {
   const child = spawn(process.execPath, [charterBin, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  started.add(child);
+  child.on("exit", () => started.delete(child));
   const c = {
     child,
     dataDir: "",
@@ -82,6 +91,16 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
+  }
+}
+
+/** A process's state letter from /proc (`R`, `S`, `T` when stopped, `Z`…), or null when it is gone. */
+export function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  } catch {
+    return null;
   }
 }
 
