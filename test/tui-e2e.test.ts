@@ -111,10 +111,7 @@ describe("charter tui under tmux", { skip }, () => {
     assert.equal((await go("Start", "t-1", { label: "first" })).status, 200);
     assert.equal((await go("Reset", "t-1")).status, 422, "a member without the tally delegation may not reset");
     assert.equal((await go("Start", "t-2", { label: "" })).status, 422);
-    const answered = performance.now();
     const lines = await shows(/^Activity: 3 commands, 2 refused/);
-    // The source itself is held to 1 s (tui/live-source.test.ts); here tmux's capture adds its own delay.
-    assert.ok(performance.now() - answered < 1500, `Activity caught up ${Math.round(performance.now() - answered)} ms after the last answer`);
     const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l));
     assert.ok(at(/^ +3 \d\d:\d\d:\d\d\.\d{3} ✗ refused +acme +acme\.counter +Start +t-2$/) < at(/^ +1 .* ✓ accepted +acme +acme\.counter +Start +t-1$/), "newest first");
     assert.equal(lines[at(/^ +3 /) + 1]?.trim(), `└ condition_failed at line ${lineOf("len(label) > 0")}: len(label) > 0`);
