@@ -22,7 +22,8 @@ const KILLS = Number(process.env.CHARTER_CRASH_KILLS ?? 3);
 test(`${TOTAL} commands, ${KILLS} engine kills: receipts are history, exactly once; state is the replay of history`, async () => {
   const dataDir = tempDataDir();
   const s = await seed(dataDir, { contracts: [example("counter.charter.md"), example("shipping.charter.md")], members: 4 });
-  const c = await startCharter({ dataDir });
+  // Contract programs on the executor thread pool (the default on bigger machines), crash after crash.
+  const c = await startCharter({ dataDir, env: { CHARTER_EXECUTORS: "1" } });
   const receipts = new Map<string, { seq: number; jws: string }>();
   let next = 0;
   let retries = 0;

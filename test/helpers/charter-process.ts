@@ -49,9 +49,11 @@ export function spawnCharter(args: string[], env: Record<string, string> = {}): 
 }
 
 /** Starts `charter EDITION` on `dataDir` and resolves once it prints its URL. */
-export async function startCharter(options: { edition?: "node" | "serve"; dataDir?: string; args?: string[]; timeoutMs?: number } = {}): Promise<Charter> {
+export async function startCharter(
+  options: { edition?: "node" | "serve"; dataDir?: string; args?: string[]; timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<Charter> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const c = spawnCharter([options.edition ?? "serve", "--data", dataDir, "--listen", "127.0.0.1:0", ...(options.args ?? [])]) as Charter;
+  const c = spawnCharter([options.edition ?? "serve", "--data", dataDir, "--listen", "127.0.0.1:0", ...(options.args ?? [])], options.env) as Charter;
   (c as { dataDir: string }).dataDir = dataDir;
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
   for (;;) {

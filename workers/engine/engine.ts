@@ -4,6 +4,7 @@
  * data directory. After each commit it tells every connected worker what was committed.
  */
 import type { Socket } from "node:net";
+import { availableParallelism } from "node:os";
 import type { Channel } from "../../shared/channel/channel.ts";
 import { listenChannels } from "../../shared/channel/socket.ts";
 import { Journal } from "../../shared/journal.ts";
@@ -25,8 +26,13 @@ import { rolesOf, tenantExists } from "./tenants.ts";
 
 type EngineChannel = Channel<Record<string, never>, EngineRequests, EngineNotices>;
 
-/** Executor threads: contract programs are microseconds long, so one thread beside the engine's own suffices on small machines. */
-const EXECUTOR_THREADS = Number(process.env.CHARTER_EXECUTORS ?? 1);
+/**
+ * Executor threads. A contract program runs in microseconds, so handing a batch to a thread pays
+ * only when cores are left over after the gateway and the engine's own loop: on a machine with two
+ * cores or fewer the programs run inline (measured: the hand-off cost more than it saved).
+ * `CHARTER_EXECUTORS=N` overrides.
+ */
+const EXECUTOR_THREADS = process.env.CHARTER_EXECUTORS !== undefined ? Number(process.env.CHARTER_EXECUTORS) : Math.max(0, availableParallelism() - 2);
 
 export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   const paths = dataPaths(ctx.config.dataDir);
