@@ -16,10 +16,12 @@ const started = performance.now();
 let failures = 0;
 let steps = 0;
 for (let seed = first; seed < first + count; seed++) {
+  const t0 = performance.now();
   try {
     const r = simulate({ seed, ...voters, ...(values.trace ? { trace: (line: string) => console.log(line) } : {}) });
     steps += r.steps;
     if (count === 1) console.log(JSON.stringify(r));
+    else if (performance.now() - t0 > 2000) console.log(`seed ${seed} took ${Math.round(performance.now() - t0)} ms`);
   } catch (e) {
     if (!(e instanceof SimulationFailure)) throw e;
     failures += 1;

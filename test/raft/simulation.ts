@@ -93,6 +93,7 @@ const NAMES = ["a", "b", "c", "d", "e"];
 const KEYS = ["x", "y", "z"];
 const TICK_MS = 10;
 const OP_TIMEOUT_MS = 400;
+const MAX_STEPS = 400_000;
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === "object" && !Object.isFrozen(value)) {
@@ -110,16 +111,16 @@ export function simulate(options: SimOptions): SimResult {
   const ids = NAMES.slice(0, n);
   const faultMs = options.faultMs ?? 4000;
   const healMs = options.healMs ?? 4000;
-  const electionTicks = rnd.pick([8, 10, 15]);
-  const config = (id: string) =>
-    raftConfig(id, ids, {
-      electionTicks,
-      heartbeatTicks: rnd.pick([1, 2, 3]),
-      maxEntriesPerMessage: rnd.pick([1, 3, 64]),
-      preVote: rnd.chance(0.85),
-      checkQuorum: rnd.chance(0.85),
-      ...(options.bugs ? { bugs: options.bugs } : {}),
-    });
+  // Timing and features are one cluster-wide configuration, as in a deployment.
+  const knobs = {
+    electionTicks: rnd.pick([8, 10, 15]),
+    heartbeatTicks: rnd.pick([1, 2, 3]),
+    maxEntriesPerMessage: rnd.pick([1, 3, 64]),
+    preVote: rnd.chance(0.85),
+    checkQuorum: rnd.chance(0.85),
+    ...(options.bugs ? { bugs: options.bugs } : {}),
+  };
+  const config = (id: string) => raftConfig(id, ids, knobs);
   const configs = new Map(ids.map((id) => [id, config(id)]));
   const net = new SimNetwork(rnd, { loss: rnd.pick([0, 0.01, 0.05, 0.15]), duplicate: rnd.pick([0, 0.02, 0.1]), minDelay: 1, maxDelay: rnd.pick([5, 20, 60]) });
   const fsyncMax = rnd.pick([2, 10, 30]);
@@ -155,6 +156,7 @@ export function simulate(options: SimOptions): SimResult {
 
   function run(node: SimNode, event: RaftEvent): void {
     const before = node.state!;
+    if (steps > MAX_STEPS) throw new InvariantViolation("runaway", `more than ${MAX_STEPS} steps: a message storm or a livelock`);
     if (options.freeze) deepFreeze(before);
     const { state, effects } = step(before, event);
     node.state = state;

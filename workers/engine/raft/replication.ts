@@ -83,7 +83,10 @@ export function handleAppendReply(ctx: StepContext, m: AppendEntriesReply | Inst
     if (m.type === "install-snapshot-reply" || m.match >= s.snapshot.lastIndex) setProgress(ctx, m.from, { snapshotSentAt: null });
     maybeReinstate(ctx, m.from);
     maybeCommit(ctx);
-    if (s.progress[m.from]!.next <= lastIndex(s) || reinstateNow(s, m.from)) sendAppend(ctx, m.from);
+    // Catching up is stop-and-wait: only the reply to the latest batch sends the next one, so
+    // duplicated replies cannot multiply the messages in flight.
+    const caughtUpToSent = s.progress[m.from]!.next === m.match + 1;
+    if ((caughtUpToSent && s.progress[m.from]!.next <= lastIndex(s)) || reinstateNow(s, m.from)) sendAppend(ctx, m.from);
     return;
   }
   if (m.type !== "append-entries-reply" || m.rejectedPrev < p.match) return; // stale
