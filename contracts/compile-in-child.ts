@@ -4,7 +4,7 @@
  * costs ~110 MB); later calls wait their turn.
  */
 import { spawn } from "node:child_process";
-import type { CheckOptions } from "./check/check-contract.ts";
+import type { CheckOptions, CollectionInfo } from "./check/check-contract.ts";
 import { fileURLToPath } from "node:url";
 import type { CompileOutcome } from "./artifact-wire.ts";
 
@@ -25,11 +25,14 @@ let running = 0;
 const waiting: (() => void)[] = [];
 
 /** Compiles `source` in a child process: the artifact, or the located diagnostics. */
-export async function compileInChild(source: string, options: { timeoutMs?: number; previous?: CheckOptions["previous"] } = {}): Promise<CompileOutcome> {
+export async function compileInChild(
+  source: string,
+  options: { timeoutMs?: number; previous?: CheckOptions["previous"]; collections?: Record<string, CollectionInfo> } = {},
+): Promise<CompileOutcome> {
   if (running >= MAX_CHILDREN) await new Promise<void>((resolve) => waiting.push(resolve));
   running++;
   try {
-    return await runChild(JSON.stringify({ source, previous: options.previous }), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    return await runChild(JSON.stringify({ source, previous: options.previous, collections: options.collections }), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   } finally {
     running--;
     waiting.shift()?.();

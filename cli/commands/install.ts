@@ -32,12 +32,17 @@ export default async function install(args: string[]): Promise<number> {
   const { artifactWire } = await import("../../contracts/artifact-wire.ts");
   const { previousFromSchema } = await import("../../contracts/previous-schema.ts");
   const dataDir = dataDirFrom(p.values.data as string | undefined);
-  let compiled = compileContract(source);
+  // Queries may read the tenant's other contracts and the standard library: check against them.
+  const known = await runAdmin(dataDir, "collections", { tenant });
+  if (!known.ok) return report("install", known, () => "");
+  const collections = known.value;
+  const resolveCollection = (name: string) => (Object.hasOwn(collections, name) ? (collections[name] ?? null) : null);
+  let compiled = compileContract(source, { resolveCollection });
   const upgrades = compiled.artifact?.schema.upgrades ?? null;
   if (upgrades !== null) {
     // An upgrade is checked again against the version it replaces (missing `migrate` lines, old.FIELD).
     const replaced = await runAdmin(dataDir, "artifact-schema", { id: upgrades });
-    if (replaced.ok) compiled = compileContract(source, { previous: previousFromSchema(JSON.parse(replaced.value.schemaJson) as Schema) });
+    if (replaced.ok) compiled = compileContract(source, { resolveCollection, previous: previousFromSchema(JSON.parse(replaced.value.schemaJson) as Schema) });
   }
   for (const line of formatDiagnostics(source, compiled.diagnostics)) process.stderr.write(`${file}: ${line}\n`);
   if (compiled.artifact === undefined) return 1;

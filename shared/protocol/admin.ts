@@ -4,6 +4,7 @@
  * engine. Every reply is a value: `{ok: true, value}` or `{ok: false, error: {code, message}}` with a
  * stable code — the same value the commands compute themselves when no node runs (offline mode).
  */
+import type { CollectionInfo } from "../../contracts/check/check-contract.ts";
 
 /** A failure the caller caused, with a stable machine-readable code. */
 export interface AdminError {
@@ -101,6 +102,8 @@ export type AdminRequests = {
   /** Stop serving a namespace (records stay readable to owners), and serve it again. */
   "contract-retire": Req<{ tenant: string; namespace: string }, { artifact: string }>;
   "contract-restore": Req<{ tenant: string; namespace: string }, { artifact: string }>;
+  /** Every collection the tenant's queries may read (another contract's aggregate, `std.*`), with its columns and indexes. */
+  collections: Req<{ tenant: string }, Record<string, CollectionInfo>>;
   /** A stored artifact's canonical schema (to check an upgrade against the version it replaces). */
   "artifact-schema": Req<{ id: string }, { schemaJson: string }>;
 };

@@ -47,3 +47,17 @@ export function collectionOf(db: DatabaseSync, tenant: string, name: string): Re
   const aggregate = sourceAggregate(schema, name);
   return aggregate === null ? null : collectionInfo(schema, aggregate);
 }
+
+/** Every collection a query of `tenant` may read, by the name a source uses (`ns.Aggregate`; `std.x` too). */
+export function tenantCollections(db: DatabaseSync, tenant: string): Record<string, ReturnType<typeof collectionInfo>> {
+  const rows = db.prepare("SELECT a.schema AS schema FROM installs i JOIN artifacts a ON a.id = i.artifact WHERE i.tenant = ? AND i.status = 'active'").all(tenant) as { schema: string }[];
+  const out: Record<string, ReturnType<typeof collectionInfo>> = {};
+  for (const row of rows) {
+    const schema = JSON.parse(row.schema) as Schema;
+    const aggregates = Object.keys(schema.aggregates);
+    for (const aggregate of aggregates) out[`${schema.namespace}.${aggregate}`] = collectionInfo(schema, aggregate);
+    const only = aggregates[0];
+    if (aggregates.length === 1 && only !== undefined && splitSource(schema.namespace).aggregate === null) out[schema.namespace] = collectionInfo(schema, only);
+  }
+  return out;
+}

@@ -7,6 +7,7 @@ import type { DatabaseSync } from "node:sqlite";
 import type { Clock } from "../../shared/clock.ts";
 import type { AdminRequests, AdminRequestType, AdminResult, ArtifactWire, Installed } from "../../shared/protocol/admin.ts";
 import { installArtifact } from "./install.ts";
+import { tenantCollections } from "../../shared/store/collections.ts";
 import { restoreNamespace, retireNamespace } from "./retire.ts";
 import { describeTenant, listContracts, listTenants } from "./tenant-views.ts";
 import { addRole, checkTenant, createTenant, delegate, fail, ok, removeRole, rolesOf } from "./tenants.ts";
@@ -56,6 +57,7 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
     "contracts-list": (r) => listContracts(db, r.tenant),
     "contract-retire": (r) => exclusive(() => changed(r, checkTenant(db, r.tenant) ?? retireNamespace(db, r.tenant, r.namespace))),
     "contract-restore": (r) => exclusive(() => changed(r, checkTenant(db, r.tenant) ?? restoreNamespace(db, r.tenant, r.namespace))),
+    collections: (r) => checkTenant(db, r.tenant) ?? ok(tenantCollections(db, r.tenant)),
     "artifact-schema": (r) => {
       const row = db.prepare("SELECT schema FROM artifacts WHERE id = ?").get(r.id) as { schema: string } | undefined;
       return row === undefined ? fail("unknown_artifact", `no artifact ${r.id} is stored`) : ok({ schemaJson: row.schema });

@@ -70,7 +70,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   mountReadRoutes(app, { storePath: dataPaths(config.dataDir).store, now: () => Date.now() });
   mountSurfaces(app, { engine, nodeKey: nodeKey.value, now: () => Date.now(), storePath: dataPaths(config.dataDir).store, log });
   const admin = new SocketLink<AdminRequests>(dataPaths(config.dataDir).adminSocket);
-  mountTenantRoutes(app, { admin, compile: (source, previous) => compileInChild(source, { previous }), now: () => Date.now(), installed: () => grpc.refresh() });
+  mountTenantRoutes(app, { admin, compile: (source, context) => compileInChild(source, context), now: () => Date.now(), installed: () => grpc.refresh() });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   await listen(server, config.listen.host, config.listen.port);
   // gRPC is served only once a contract is installed, but a port it could never have is fatal now.

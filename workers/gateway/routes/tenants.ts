@@ -16,7 +16,7 @@ import { parseInstall, verifyBearer } from "../../../shared/identity/index.ts";
 import { HttpProblem, problem } from "../../../shared/problem.ts";
 import type { AdminError, AdminRequests, AdminRequestType, AdminResult } from "../../../shared/protocol/admin.ts";
 import type { CompileOutcome } from "../../../contracts/artifact-wire.ts";
-import type { CheckOptions } from "../../../contracts/check/check-contract.ts";
+import type { CheckOptions, CollectionInfo } from "../../../contracts/check/check-contract.ts";
 import { CompileChildError } from "../../../contracts/compile-in-child.ts";
 import { previousFromSchema, upgradesOf } from "../../../contracts/previous-schema.ts";
 import type { Schema } from "../../../contracts/schema.ts";
@@ -27,7 +27,7 @@ export interface TenantRouteDeps {
   /** The engine's admin channel (a SocketLink on `DATA/admin.sock`). */
   readonly admin: { request<K extends AdminRequestType>(type: K, body: AdminRequests[K]["request"]): Promise<AdminRequests[K]["response"]> };
   /** Compiles a contract's Markdown out of process (contracts/compile-in-child.ts). */
-  readonly compile: (source: string, previous?: CheckOptions["previous"]) => Promise<CompileOutcome>;
+  readonly compile: (source: string, context: { previous?: CheckOptions["previous"]; collections?: Record<string, CollectionInfo> }) => Promise<CompileOutcome>;
   readonly now: () => number;
   /** Called after an install and before its answer: the gRPC surface serves the new methods at once. */
   readonly installed?: () => Promise<void>;
@@ -66,9 +66,9 @@ function bearerToken(c: Context): string | undefined {
 }
 
 /** Compiles out of process; a compile that ran out of time is a 503 (a crash stays a logged 500). */
-async function compile(deps: TenantRouteDeps, source: string, previous?: CheckOptions["previous"]): Promise<CompileOutcome> {
+async function compile(deps: TenantRouteDeps, source: string, context: { previous?: CheckOptions["previous"]; collections?: Record<string, CollectionInfo> }): Promise<CompileOutcome> {
   try {
-    return await deps.compile(source, previous);
+    return await deps.compile(source, context);
   } catch (error) {
     if (error instanceof CompileChildError && error.timedOut) throw new HttpProblem(problem(503, "compile-timeout", error.message));
     throw error;
@@ -95,12 +95,14 @@ export function mountTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
     // Ownership first: nobody else gets to spend a compiler process.
     const { value: roles } = await ask(deps, "tenant-roles", { tenant, did: signer });
     if (!roles.owner) throw new HttpProblem(problem(403, "not-owner", `${signer} is not an owner of '${tenant}'; only owners install contracts`));
-    let compiled = await compile(deps, payload.source);
+    // Queries may read the tenant's other contracts and the standard library: check against them.
+    const { value: collections } = await ask(deps, "collections", { tenant });
+    let compiled = await compile(deps, payload.source, { collections });
     // An upgrade is checked again against the version it replaces (missing `migrate` lines, old.FIELD).
     const upgrades = compiled.ok ? upgradesOf(compiled.artifact.schemaJson) : null;
     if (upgrades !== null) {
       const replaced = await deps.admin.request("artifact-schema", { id: upgrades }).catch(() => null);
-      if (replaced?.ok) compiled = await compile(deps, payload.source, previousFromSchema(JSON.parse(replaced.value.schemaJson) as Schema));
+      if (replaced?.ok) compiled = await compile(deps, payload.source, { collections, previous: previousFromSchema(JSON.parse(replaced.value.schemaJson) as Schema) });
     }
     if (!compiled.ok) {
       const count = compiled.errors.length;
