@@ -22,6 +22,7 @@ import { CommandProcessor } from "./commands.ts";
 import { ExecutorPool } from "./executor/pool.ts";
 import { serveEngineRequests } from "./requests.ts";
 import { startAdminSocket } from "./admin.ts";
+import { installStandardLibrary } from "./std-library.ts";
 import { rolesOf, tenantExists } from "./tenants.ts";
 
 type EngineChannel = Channel<Record<string, never>, EngineRequests, EngineNotices>;
@@ -46,6 +47,8 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   }
   const applied = migrate(db);
   if (applied.length > 0) ctx.log.info("store migrated", { versions: applied });
+  // Tenants made before a standard-library contract existed get it now (once; see std-library.ts).
+  for (const { handle } of db.prepare("SELECT handle FROM tenants").all() as { handle: string }[]) installStandardLibrary(db, handle, null, Date.now());
   const journal = new Journal(db);
   const nodeKey = await loadOrCreateNodeKey(ctx.config.dataDir);
   if (!nodeKey.ok) throw new FatalError(nodeKey.error.message);

@@ -11,8 +11,9 @@ import { installArtifact } from "./install.ts";
 /** Installs every standard-library contract the tenant does not have yet; throws if one is refused. */
 export function installStandardLibrary(db: DatabaseSync, tenant: string, by: string | null, now: number): void {
   for (const a of standardLibrary()) {
-    const active = db.prepare("SELECT 1 FROM installs WHERE tenant = ? AND namespace = ? AND status = 'active'").get(tenant, a.namespace);
-    if (active !== undefined) continue;
+    // Installed once per tenant: a version the tenant upgraded, or retired, is theirs to keep.
+    const installed = db.prepare("SELECT 1 FROM installs WHERE tenant = ? AND namespace = ?").get(tenant, a.namespace);
+    if (installed !== undefined) continue;
     const r = installArtifact(db, { tenant, artifact: { id: a.id, schemaJson: a.schemaJson, wasm: a.wasm, source: a.source }, installedBy: by, now });
     if (!r.ok) throw new Error(`the standard library's ${a.namespace} cannot be installed in ${tenant}: ${r.error.message}`);
   }
