@@ -89,11 +89,19 @@ export function handleAppendReply(ctx: StepContext, m: AppendEntriesReply | Inst
     if ((caughtUpToSent && s.progress[m.from]!.next <= lastIndex(s)) || reinstateNow(s, m.from)) sendAppend(ctx, m.from);
     return;
   }
-  if (m.type !== "append-entries-reply" || m.rejectedPrev < p.match) return; // stale
+  if (m.type !== "append-entries-reply") return;
+  // A voter that lost its disk no longer has what it acknowledged before (never otherwise).
+  if (m.hint < p.match && m.rejectedPrev >= p.match) return resetTo(ctx, m.from, m.hint);
+  if (m.rejectedPrev < p.match) return; // stale
   const next = Math.max(p.match + 1, Math.min(p.next, m.hint + 1));
   if (next >= p.next) return; // a duplicate: resending on it would multiply messages
   setProgress(ctx, m.from, { next });
   sendAppend(ctx, m.from);
+}
+
+function resetTo(ctx: StepContext, peer: string, last: number): void {
+  setProgress(ctx, peer, { match: last, next: last + 1 });
+  sendAppend(ctx, peer);
 }
 
 /** Advances the commit index to the highest current-term entry a majority holds durably. */

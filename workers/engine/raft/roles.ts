@@ -27,10 +27,14 @@ export function becomeFollower(ctx: StepContext, term: number, leader: string | 
     s.votedFor = null;
   }
   if (s.role === "leader" || s.reads.length > 0) failReads(ctx);
+  const wasLeader = s.role === "leader";
   s.role = "follower";
   s.leader = leader;
   s.votes = {};
-  resetElectionTimer(ctx);
+  // Only hearing from a leader or granting a vote restarts the timer (Figure 2): a voter that
+  // merely learns a higher term keeps counting, or a candidate with a stale log that keeps
+  // raising the term would stop everyone else from ever standing.
+  if (wasLeader) resetElectionTimer(ctx);
 }
 
 /** Starts an election: by pre-vote when configured, else directly. */
