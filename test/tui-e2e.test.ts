@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { KeyPair } from "../shared/identity/index.ts";
@@ -20,6 +21,7 @@ const skip = tmuxMissing ? "tmux is not installed (apt-get install tmux; .ci/run
 
 /** tmux on a server of this test's own, so no other session is touched. */
 const socket = `charter-tui-${process.pid}`;
+const statusFile = join(tmpdir(), `charter-tui-status-${process.pid}`);
 function tmux(...args: string[]): string {
   const r = spawnSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`tmux ${args.join(" ")}: ${r.stderr}`);
@@ -42,15 +44,17 @@ async function keys(...k: string[]): Promise<void> {
 /** Starts `charter tui --data DIR` in an 80×24 pane that stays after the console exits. */
 function startConsole(dataDir: string): void {
   spawnSync("tmux", ["-L", socket, "kill-session", "-t", "tui"]);
-  tmux("new-session", "-d", "-s", "tui", "-x", "80", "-y", "24", "-e", "LANG=C.UTF-8", `'${process.execPath}' '${charterBin}' tui --data '${dataDir}'`);
+  rmSync(statusFile, { force: true });
+  // The shell records the console's exit status: tmux does not always reap a pane's process promptly.
+  tmux("new-session", "-d", "-s", "tui", "-x", "80", "-y", "24", "-e", "LANG=C.UTF-8", `'${process.execPath}' '${charterBin}' tui --data '${dataDir}'; echo $? > '${statusFile}'`);
   tmux("set-option", "-t", "tui", "remain-on-exit", "on");
 }
 /** Quits with `q` and returns the console's exit status. */
 async function quit(): Promise<number> {
   await keys("q");
   const status = await waitFor("the console to exit", () => {
-    const [dead, code] = tmux("display-message", "-p", "-t", "tui", "#{pane_dead} #{pane_dead_status}").trim().split(" ");
-    return dead === "1" ? Number(code) : undefined;
+    const text = existsSync(statusFile) ? readFileSync(statusFile, "utf8").trim() : "";
+    return text === "" ? undefined : Number(text);
   });
   tmux("kill-session", "-t", "tui");
   return status;

@@ -50,5 +50,7 @@ export default async function tui(args: string[]): Promise<number> {
     return 2;
   }
   const { runConsole } = await import("../../tui/run.ts");
-  return runConsole({ dataDir, ...(values.url === undefined ? {} : { url: values.url }), ascii: values.ascii === true });
+  const code = await runConsole({ dataDir, ...(values.url === undefined ? {} : { url: values.url }), ascii: values.ascii === true });
+  // The user quit: leave now, rather than when the last /health probe or file watch lets go.
+  process.exit(code);
 }
