@@ -34,8 +34,8 @@ export default async function install(args: string[]): Promise<number> {
   const dataDir = dataDirFrom(p.values.data as string | undefined);
   // Queries may read the tenant's other contracts and the standard library: check against them.
   const known = await runAdmin(dataDir, "collections", { tenant });
-  if (!known.ok) return report("install", known, () => "");
-  const collections = known.value;
+  // An unknown tenant is reported after the file's own diagnostics, which matter whatever the tenant.
+  const collections = known.ok ? known.value : {};
   const resolveCollection = (name: string) => (Object.hasOwn(collections, name) ? (collections[name] ?? null) : null);
   let compiled = compileContract(source, { resolveCollection });
   const upgrades = compiled.artifact?.schema.upgrades ?? null;
@@ -46,6 +46,7 @@ export default async function install(args: string[]): Promise<number> {
   }
   for (const line of formatDiagnostics(source, compiled.diagnostics)) process.stderr.write(`${file}: ${line}\n`);
   if (compiled.artifact === undefined) return 1;
+  if (!known.ok) return report("install", known, () => "");
 
   const result = await runAdmin(dataDir, "install", { tenant, artifact: artifactWire(compiled.artifact, source), by: null });
   if (result.ok && result.value.replaced) process.stderr.write(`upgraded ${result.value.replaced} → ${result.value.artifact}: ${result.value.migrated ?? 0} record(s) migrated\n`);
