@@ -9,7 +9,8 @@
  * - full-text search over `--docs` documents (default 100,000), target p50 < 20 ms;
  * - exact `nearest` over `--vectors` 384-dimension vectors (default 100,000), target < 150 ms.
  *
- * Each prints p50 and the ratio baseline/ours (target ≥ 0.8). Run alone: `node bench/queries.ts`.
+ * Each prints p50 and the ratio baseline/ours (target ≥ 0.8). Run alone: `node bench/queries.ts`;
+ * `--only nearest` (or `equality`, `summarize`, `search`, comma-separated) runs and loads only those.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,6 +35,9 @@ const arg = (name: string, fallback: number) => {
 const RECORDS = arg("records", 1_000_000);
 const DOCS = arg("docs", 100_000);
 const VECTORS = arg("vectors", 100_000);
+const onlyAt = process.argv.indexOf("--only");
+const ONLY = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? "").split(",")) : null;
+const runs = (part: "equality" | "summarize" | "search" | "nearest") => ONLY === null || ONLY.has(part);
 const DIM = 384;
 
 const CONTRACT = `# Bench
@@ -161,7 +165,7 @@ try {
   const items = quote(tableName(schema, "Item"));
   const insertItem = db.prepare(`INSERT INTO ${items} (tenant, subject, artifact, seq, f_category, f_price, f_name) VALUES ('acme', ?, ?, 0, ?, ?, ?)`);
   db.exec("BEGIN");
-  for (let i = 0; i < RECORDS; i++) insertItem.run(`item-${String(i).padStart(7, "0")}`, a.id, categories[Math.floor(rnd() * categories.length)] as string, Math.floor(rnd() * 100_000), `name ${i}`);
+  for (let i = 0; i < (runs("equality") || runs("summarize") ? RECORDS : 0); i++) insertItem.run(`item-${String(i).padStart(7, "0")}`, a.id, categories[Math.floor(rnd() * categories.length)] as string, Math.floor(rnd() * 100_000), `name ${i}`);
   db.exec("COMMIT");
   process.stdout.write(`loaded ${RECORDS} records in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 
@@ -169,7 +173,7 @@ try {
   const vocabulary = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`);
   const docs = new StateTable(db, schema, "Doc");
   db.exec("BEGIN");
-  for (let i = 0; i < DOCS; i++) {
+  for (let i = 0; i < (runs("search") ? DOCS : 0); i++) {
     // Zipf-like word choice: low-numbered words are common.
     const words = Array.from({ length: 30 }, () => vocabulary[Math.floor(vocabulary.length * rnd() ** 3)] as string);
     docs.write("acme", `doc-${i}`, a.id, 0, { body: words.join(" ") });
@@ -182,7 +186,7 @@ try {
   const insertVec = db.prepare(`INSERT INTO ${vecs} (tenant, subject, artifact, seq, ${quote(columnName("embedding"))}) VALUES ('acme', ?, ?, 0, ?)`);
   const memory: { subject: string; v: Float32Array }[] = [];
   db.exec("BEGIN");
-  for (let i = 0; i < VECTORS; i++) {
+  for (let i = 0; i < (runs("nearest") ? VECTORS : 0); i++) {
     const v = new Float32Array(DIM);
     for (let d = 0; d < DIM; d++) v[d] = rnd() * 2 - 1;
     insertVec.run(`vec-${String(i).padStart(6, "0")}`, a.id, new Uint8Array(v.buffer));
@@ -202,17 +206,22 @@ try {
   };
 
   // 1. equality + sort + take 50.
+  if (runs("equality")) {
   const hand1 = reader.prepare(`SELECT subject, f_price AS price FROM ${items} WHERE tenant = ? AND f_category = ? ORDER BY f_price, subject LIMIT 50`);
   const category = (i: number) => categories[(i * 7) % categories.length] as string;
   const [ours1, base1] = compare(3000, (i) => run("Cheapest", { category: category(i) }), (i) => hand1.all("acme", category(i)));
   report(`equality + sort + take 50 over ${RECORDS} records p50`, ours1, "ms", { label: "hand-written SQL", value: base1, higherIsBetter: false, target: "p50 < 2 ms, ratio ≥ 0.8" });
+  }
 
   // 2. summarize … by over all records.
+  if (runs("summarize")) {
   const hand2 = reader.prepare(`SELECT f_category AS category, count(*) AS n, sum(f_price) AS total FROM ${items} WHERE tenant = ? GROUP BY f_category ORDER BY f_category`);
   const [ours2, base2] = compare(7, () => run("Totals", {}), () => hand2.all("acme"));
   report(`summarize … by over ${RECORDS} records p50`, ours2, "ms", { label: "hand-written SQL", value: base2, higherIsBetter: false, target: "ratio ≥ 0.8" });
+  }
 
   // 3. full-text search.
+  if (runs("search")) {
   const fts = quote(ftsTable(schema, "Doc", "by_body"));
   const ids = quote(ftsIds(schema, "Doc", "by_body"));
   const hand3 = reader.prepare(
@@ -222,8 +231,10 @@ try {
   const terms = [vocabulary[40], vocabulary[200], vocabulary[700], vocabulary[1500]] as string[];
   const [ours3, base3] = compare(200, (i) => run("Find", { text: terms[i % terms.length] }), (i) => hand3.all(`{f_body} : ("${terms[i % terms.length]}")`, "acme"));
   report(`search over ${DOCS} documents p50`, ours3, "ms", { label: "hand-written SQL", value: base3, higherIsBetter: false, target: "p50 < 20 ms, ratio ≥ 0.8" });
+  }
 
   // 4. exact nearest: the query against a tight loop over the vectors in memory.
+  if (runs("nearest")) {
   const probe = Array.from({ length: DIM }, () => rnd() * 2 - 1);
   const probe32 = Float32Array.from(probe);
   const [ours4, base4] = compare(5, () => run("Nearest", { v: probe }), () => {
@@ -239,6 +250,7 @@ try {
     return best;
   });
   report(`nearest (exact, cosine) over ${VECTORS} vectors of ${DIM} p50`, ours4, "ms", { label: "tight loop in memory", value: base4, higherIsBetter: false, target: "< 150 ms, ratio ≥ 0.8" });
+  }
   reader.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

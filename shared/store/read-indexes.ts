@@ -5,7 +5,8 @@
  * (tenant, subject) a stable rowid in it; per declared query over an aggregate of the contract, the
  * composite index its leading equality filters and sort need; per `Ref` field that a `traverse` or
  * `shortest` follows, an index on it. Vector indexes need no table: vectors are the state table's
- * float32 BLOB column, scanned exactly.
+ * float32 BLOB column; an index on `(tenant, seq)` lets the gateway's in-memory copy read only the
+ * rows changed since it last looked.
  */
 import { createHash } from "node:crypto";
 import type { Expr, Stage } from "../../contracts/ast.ts";
@@ -34,6 +35,10 @@ export const ftsIds = (schema: Schema, aggregate: string, index: string) => `${f
 export function readIndexDdl(schema: Schema): string[] {
   const out: string[] = [];
   for (const aggregate of Object.keys(schema.aggregates)) {
+    // A vector index is read into the gateway's memory and kept current by the rows changed since (`seq >`).
+    if (indexesOf(schema, aggregate).some((ix) => ix.kind === "vector")) {
+      out.push(`CREATE INDEX IF NOT EXISTS ${quote(seqIndexName(schema, aggregate))} ON ${quote(tableName(schema, aggregate))} (tenant, seq)`);
+    }
     for (const ix of indexesOf(schema, aggregate)) {
       if (ix.kind !== "fulltext") continue;
       const cols = ix.fields.map((f) => quote(columnName(f))).join(", ");
@@ -47,6 +52,9 @@ export function readIndexDdl(schema: Schema): string[] {
   }
   return out;
 }
+
+/** The name of the derived `(tenant, seq)` index of an aggregate with a vector index. */
+export const seqIndexName = (schema: Schema, aggregate: string) => `${tableName(schema, aggregate)}__ix_seq`;
 
 /** The name of the derived index on `columns` (an index's column list) of `aggregate`'s table. */
 export function queryIndexName(schema: Schema, aggregate: string, columns: string): string {

@@ -12,6 +12,11 @@ export interface PlanContext {
   readonly sources: readonly SourceTable[];
   /** SQL of the `asof` time in milliseconds, or null (the latest state). */
   readonly asof: string | null;
+  /**
+   * `nearest` ranks outside SQL (vector-cache.ts): the statement reads only the candidate subjects
+   * bound as `:nn_subjects` (a JSON array) and their distances from NEAREST_FUNCTION.
+   */
+  readonly nearestCandidates: boolean;
   /** The expression scope over the current level's columns. */
   scope(): ExprScope;
   /** A take/drop/depth count's placeholder. */

@@ -106,8 +106,9 @@ function compileStage<K extends Stage["kind"]>(ctx: PlanContext, stage: Extract<
 /**
  * Compiles query `plan` of `schema` (installed as `artifact`); `resolve` answers its dotted sources
  * for the tenant. Throws UnsupportedQuery for what cannot be served (an uninstalled source).
+ * `nearestCandidates`: the variant whose `nearest` reads candidates ranked in memory (run-query.ts).
  */
-export function compileQuery(schema: Schema, plan: QueryPlan, options: { artifact?: string; resolve?: SourceResolver } = {}): CompiledQuery {
+export function compileQuery(schema: Schema, plan: QueryPlan, options: { artifact?: string; resolve?: SourceResolver; nearestCandidates?: boolean } = {}): CompiledQuery {
   const literals: Record<string, SQLInputValue> = {};
   const params = new Set<string>();
   const counts = new Set<string>();
@@ -145,6 +146,7 @@ export function compileQuery(schema: Schema, plan: QueryPlan, options: { artifac
     level: sourceLevel({ literal: literalOnly }, sources, asof, plan.stages),
     sources,
     asof,
+    nearestCandidates: options.nearestCandidates ?? false,
     scope: () => scopeOf(ctx),
     count(c: CountExpr) {
       if (c.kind === "IntLit") return literalOnly(BigInt(c.value));

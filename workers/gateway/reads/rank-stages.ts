@@ -9,7 +9,7 @@ import { columnName, quote } from "../../../shared/store/columns.ts";
 import { ftsIds, ftsTable, indexesOf } from "../../../shared/store/read-indexes.ts";
 import type { StageCompiler } from "./plan-context.ts";
 import { closed, dedupe } from "./query-level.ts";
-import { DISTANCE_FUNCTION, FTS_FUNCTION } from "./read-functions.ts";
+import { DISTANCE_FUNCTION, FTS_FUNCTION, NEAREST_FUNCTION } from "./read-functions.ts";
 import { exprSql, UnsupportedQuery } from "./sql-expr.ts";
 
 const FLOAT = { kind: "Float" } as const;
@@ -51,8 +51,15 @@ export const compileNearest: StageCompiler<"Nearest"> = (ctx, stage) => {
     return ix.metric ?? "cosine";
   });
   const call = (metric: string) => `${DISTANCE_FUNCTION}(${scope.literal(metric)}, ${column.sql}, ${to})`;
-  const distance = new Set(metrics).size === 1 ? call(metrics[0] as string) : `(CASE ${src} ${metrics.map((m, i) => `WHEN ${i} THEN ${call(m)}`).join(" ")} END)`;
+  let distance = new Set(metrics).size === 1 ? call(metrics[0] as string) : `(CASE ${src} ${metrics.map((m, i) => `WHEN ${i} THEN ${call(m)}`).join(" ")} END)`;
   ctx.level.where.push(`${column.sql} IS NOT NULL`);
+  if (ctx.nearestCandidates) {
+    // Ranked in memory (vector-cache.ts): read only the K candidates, with the distances computed there.
+    const subject = ctx.level.columns.get("subject")?.sql;
+    if (subject === undefined) throw new Error("nearest after the rows lost their subject");
+    ctx.level.where.push(`${subject} IN (SELECT value FROM json_each(:nn_subjects))`);
+    distance = `${NEAREST_FUNCTION}(${subject})`;
+  }
   ctx.level.columns.delete("distance");
   ctx.level.columns.set("distance", { sql: distance, type: FLOAT });
   ctx.level.order = dedupe([{ sql: distance, desc: false }, ...ctx.level.order]);

@@ -12,6 +12,8 @@ import { distance, floats, type Metric } from "./vector-distance.ts";
 export const DISTANCE_FUNCTION = "charter_distance";
 export const FTS_FUNCTION = "charter_fts";
 export const VECTOR_FUNCTION = "charter_vector";
+/** `charter_nearest(subject)`: the distance the in-memory ranking gave a candidate (registered by QueryRunner). */
+export const NEAREST_FUNCTION = "charter_nearest";
 
 const registered = new WeakSet<DatabaseSync>();
 
