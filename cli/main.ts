@@ -12,7 +12,7 @@ interface Command {
 }
 
 const commands: Record<string, Command> = {
-  node: { summary: "run the personal node (engine, /api, assistant, connectors)", load: () => import("./commands/node.ts") },
+  node: { summary: "run the personal node (today the engine and its /v1 API; /api and the assistant come later)", load: () => import("./commands/node.ts") },
   serve: { summary: "run the engine-only edition (contracts, generated /v1 API, voters)", load: () => import("./commands/serve.ts") },
   compile: { summary: "compile a contract and print its artifact id (--wat prints the WebAssembly text)", load: () => import("./commands/compile.ts") },
   describe: { summary: "write a contract's API descriptions: openapi.json, schema.graphql, api.proto (--out DIR)", load: () => import("./commands/describe.ts") },

@@ -18,7 +18,7 @@ const usage = (edition: Edition) =>
     `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT] [--grpc HOST:PORT] [--body-limit BYTES]`,
     "",
     edition === "node"
-      ? "Runs the personal node: the engine, the /api routes, the assistant and connectors."
+      ? "Runs the personal node. Today it runs the engine and its generated /v1 API, as `serve` does;\nthe /api routes, the assistant and connectors are added by the personal node's own work."
       : "Runs the engine-only edition: installed contracts, their generated /v1 API, the voters.",
     "",
     "  --data DIR          data directory (default: $CHARTER_DATA, else ./data)",
