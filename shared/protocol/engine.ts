@@ -21,7 +21,7 @@ export type CommandAnswer =
   | { readonly kind: "receipt"; readonly receipt: Receipt; readonly replayed: boolean }
   | { readonly kind: "problem"; readonly problem: Problem };
 
-/** What the engine tells every connected worker after each commit. */
+/** What the engine tells each worker that asked (`watch-commits`) after each commit. */
 export type EngineNotices = {
   committed: { receipts: readonly Receipt[] };
 };
@@ -29,6 +29,8 @@ export type EngineNotices = {
 export type EngineRequests = {
   ping: { request: Record<string, never>; response: { pid: number } };
   command: { request: SubmittedCommand; response: CommandAnswer };
+  /** Start or stop receiving `committed` notices on this channel (none are sent until asked for). */
+  "watch-commits": { request: { watch: boolean }; response: null };
   "journal-append": { request: { topic: string; payload: unknown; key?: string; delayMs?: number }; response: { id: number } };
   "journal-claim": { request: { claimant: string; topics: string[]; limit: number; leaseMs?: number }; response: JournalEntry[] };
   "journal-ack": { request: { claimant: string; ids: number[] }; response: number[] };

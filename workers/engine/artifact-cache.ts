@@ -4,7 +4,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { loadArtifact, type LoadedArtifact } from "../../contracts/runtime/index.ts";
-import type { Schema } from "../../contracts/schema.ts";
+import type { Schema, SchemaAction } from "../../contracts/schema.ts";
 import { StateTable } from "./state-table.ts";
 
 /** An installed, loaded artifact. */
@@ -14,6 +14,8 @@ export interface ActiveArtifact {
   readonly program: LoadedArtifact;
   /** State tables by aggregate name. */
   readonly tables: ReadonlyMap<string, StateTable>;
+  /** Actions by the name a command's path uses (the first aggregate's, when two share a name). */
+  readonly actions: ReadonlyMap<string, SchemaAction>;
 }
 
 export class ArtifactCache {
@@ -46,7 +48,9 @@ export class ArtifactCache {
       const program = loadArtifact({ schema: row.schema, wasm: row.wasm });
       const tables = new Map<string, StateTable>();
       for (const name of Object.keys(program.schema.aggregates)) tables.set(name, new StateTable(this.#db, program.schema, name));
-      loaded = { id, schema: program.schema, program, tables };
+      const actions = new Map<string, SchemaAction>();
+      for (const action of Object.values(program.schema.actions)) if (!actions.has(action.name)) actions.set(action.name, action);
+      loaded = { id, schema: program.schema, program, tables, actions };
       this.#byId.set(id, loaded);
     }
     return loaded;

@@ -176,12 +176,19 @@ export class CommandProcessor {
     const groupOf = new Map<string, number>();
     const keysInBatch = new Map<string, { digest: string; planned: Planned }>();
     const replays: { item: Pending; of: Planned }[] = [];
+    // A batch often holds many commands of one signer: ask the store for each caller's roles once.
+    const rolesSeen = new Map<string, CallerRoles | null>();
+    const rolesOf = (tenant: string, signer: string): CallerRoles | null => {
+      const key = `${tenant}\u0000${signer}`;
+      if (!rolesSeen.has(key)) rolesSeen.set(key, this.#deps.roles(tenant, signer, now));
+      return rolesSeen.get(key) ?? null;
+    };
 
     for (const item of batch) {
       const c = item.command;
       const p = c.payload;
       const answer = (pr: Problem) => item.resolve({ kind: "problem", problem: pr });
-      const roles = this.#deps.roles(p.tenant, c.signer, now);
+      const roles = rolesOf(p.tenant, c.signer);
       if (roles === null) {
         answer(problem(404, "unknown-tenant", `no tenant '${p.tenant}'`));
         continue;
@@ -192,7 +199,7 @@ export class CommandProcessor {
         answer(problem(404, "unknown-namespace", retired ? `namespace '${p.namespace}' is retired for tenant '${p.tenant}'` : `tenant '${p.tenant}' has no contract installed for namespace '${p.namespace}'`));
         continue;
       }
-      const action = Object.values(artifact.schema.actions).find((a) => a.name === p.action);
+      const action = artifact.actions.get(p.action);
       if (action === undefined || action.exposure === "internal") {
         // An internal action is not served: to the API it does not exist.
         answer(problem(404, "unknown-action", `namespace '${p.namespace}' has no action '${p.action}' served by the API`));

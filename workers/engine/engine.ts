@@ -1,7 +1,7 @@
 /**
  * @module The engine worker: opens the store as its only writer (migrating it first), runs the
  * command write path, and serves the engine channel to the other workers over a Unix socket in the
- * data directory. After each commit it tells every connected worker what was committed.
+ * data directory. After each commit it tells the workers that asked what was committed.
  */
 import type { Socket } from "node:net";
 import { availableParallelism } from "node:os";
@@ -55,6 +55,8 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   const artifacts = new ArtifactCache(db);
   const executor = new ExecutorPool({ threads: EXECUTOR_THREADS, storePath: paths.store, inline: (id) => artifacts.get(id).program });
   const channels = new Set<EngineChannel>();
+  // Only channels that asked hear about commits: a receipt is otherwise serialised twice per command.
+  const watchers = new Set<EngineChannel>();
   const commands = new CommandProcessor({
     db,
     artifacts,
@@ -63,14 +65,17 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     nodeDid: nodeKey.value.did,
     roles: (tenant, did, now) => (tenantExists(db, tenant) ? rolesOf(db, tenant, did, now) : null),
     onCommitted: (receipts) => {
-      for (const c of channels) c.notify("committed", { receipts });
+      for (const c of watchers) c.notify("committed", { receipts });
     },
   });
   const server = await listenChannels<Record<string, never>, EngineRequests>(paths.engineSocket, (channel) => {
     const c = channel as unknown as EngineChannel;
     channels.add(c);
-    c.onClose(() => channels.delete(c));
-    serveEngineRequests(channel, { journal, commands });
+    c.onClose(() => {
+      channels.delete(c);
+      watchers.delete(c);
+    });
+    serveEngineRequests(channel, { journal, commands, watchCommits: (watch) => (watch ? watchers.add(c) : watchers.delete(c)) });
   });
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {

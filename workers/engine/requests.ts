@@ -10,6 +10,8 @@ import type { CommandProcessor } from "./commands.ts";
 export interface EngineState {
   readonly journal: Journal;
   readonly commands: CommandProcessor;
+  /** Adds or removes this channel from those told about every commit. */
+  readonly watchCommits: (watch: boolean) => void;
 }
 
 /** Registers every engine request handler on a newly connected channel. */
@@ -18,6 +20,10 @@ export function serveEngineRequests(channel: Channel<Record<string, never>, Engi
   channel
     .handle("ping", () => ({ pid: process.pid }))
     .handle("command", (c) => commands.submit(c))
+    .handle("watch-commits", (r) => {
+      state.watchCommits(r.watch);
+      return null;
+    })
     .handle("journal-append", (r) => ({ id: journal.append(r.topic, r.payload, { key: r.key, delayMs: r.delayMs }) }))
     .handle("journal-claim", (r) => journal.claim(r.claimant, r.topics, r.limit, r.leaseMs))
     .handle("journal-ack", (r) => journal.ack(r.claimant, r.ids))

@@ -14,20 +14,27 @@ export interface LiveEvent {
 
 export class EventHub {
   readonly #subscribers = new Set<(event: LiveEvent) => void>();
-  #published = 0;
+  readonly #onWatched: (watched: boolean) => void;
+
+  /** `onWatched` hears when the first listener arrives and when the last one leaves. */
+  constructor(onWatched: (watched: boolean) => void = () => {}) {
+    this.#onWatched = onWatched;
+  }
 
   subscribe(listener: (event: LiveEvent) => void): () => void {
     this.#subscribers.add(listener);
-    return () => this.#subscribers.delete(listener);
+    if (this.#subscribers.size === 1) this.#onWatched(true);
+    return () => {
+      if (this.#subscribers.delete(listener) && this.#subscribers.size === 0) this.#onWatched(false);
+    };
+  }
+
+  /** Whether anyone listens. */
+  get watched(): boolean {
+    return this.#subscribers.size > 0;
   }
 
   publish(event: LiveEvent): void {
-    this.#published++;
     for (const listener of this.#subscribers) listener(event);
-  }
-
-  /** How many events this process has published. */
-  get published(): number {
-    return this.#published;
   }
 }

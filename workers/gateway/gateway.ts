@@ -32,12 +32,15 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   let workers: { states: Record<string, Lifecycle>; required: readonly string[] } = { states: {}, required: ["engine", "gateway"] };
   control.onNotice("workers", (w) => (workers = w));
 
-  const events = new EventHub();
-  const engine = new EngineLink(dataPaths(config.dataDir).engineSocket, {
-    onConnect: (channel) =>
+  // The engine sends commits only while someone here listens (it asks again after a reconnect).
+  const events = new EventHub((watched) => void engine.request("watch-commits", { watch: watched }).catch(() => {}));
+  const engine: EngineLink = new EngineLink(dataPaths(config.dataDir).engineSocket, {
+    onConnect: (channel) => {
       channel.onNotice("committed", ({ receipts }) => {
         for (const receipt of receipts) events.publish({ source: "commit", id: receipt.seq, payload: receipt });
-      }),
+      });
+      if (events.watched) void channel.request("watch-commits", { watch: true }).catch(() => {});
+    },
   });
   const consumer = new JournalConsumer(engine, { claimant: claimantName("gateway", process.pid), topics: ["event"] }, (entry) => events.publish({ source: "journal", id: entry.id, payload: entry.payload }), log);
 
