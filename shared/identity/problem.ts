@@ -3,6 +3,7 @@
  * the gateway serialises as `application/problem+json`; `code` is our stable machine-readable
  * extension member and `type` is derived from it.
  */
+import type { Problem as BaseProblem } from "../problem.ts";
 
 /** One field-level problem: RFC 9457's own example shape, `pointer` a JSON Pointer fragment into the payload. */
 export interface FieldProblem {
@@ -23,12 +24,8 @@ export type ProblemCode =
   | "path_mismatch" //     tenant / namespace / action differ from the request path's
   | "unauthenticated"; //  a bearer token that is missing, invalid, expired or for another audience
 
-/** An RFC 9457 problem document. */
-export interface Problem {
-  readonly type: string;
-  readonly title: string;
-  readonly status: number;
-  readonly detail: string;
+/** An RFC 9457 problem document (shared/problem.ts) whose code is one of this layer's. */
+export interface Problem extends BaseProblem {
   readonly code: ProblemCode;
   readonly errors?: readonly FieldProblem[];
 }
