@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 
 export const charterBin = fileURLToPath(new URL("../../bin/charter.js", import.meta.url));
@@ -24,10 +25,11 @@ export function tempDataDir(prefix = "charter-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Every charter a test started; any still running when the test process exits is killed. */
+/** Every charter a test started; any still running after the file's last test is killed. */
 const started = new Set<ChildProcess>();
-process.on("exit", () => {
-  // A failed test may never reach its stop: kill the supervisor; its workers see it go and stop.
+// A failed test may never reach its stop, and a live child would keep the test file from ending:
+// after the file's tests, kill what is left (the supervisor; its workers see it go and stop).
+after(() => {
   for (const child of started) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
