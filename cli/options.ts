@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
+import { type PeerAddress, parsePeers } from "../workers/engine/cluster/peer-transport.ts";
 
 /** A mistake on the command line: printed as one line, exit code 2. */
 export class UsageError extends Error {}
@@ -14,6 +15,8 @@ export interface TreeOptions {
   readonly grpc: { readonly host: string; readonly port: number };
   readonly bodyLimit: number;
   readonly help: boolean;
+  /** `--voter-id` and `--peers`: a replicated engine's voters (absent: one voter). */
+  readonly cluster?: { readonly voterId: string; readonly voters: readonly PeerAddress[] };
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:8787";
@@ -44,6 +47,8 @@ export function parseTreeOptions(args: string[]): TreeOptions {
         listen: { type: "string" },
         grpc: { type: "string" },
         "body-limit": { type: "string" },
+        "voter-id": { type: "string" },
+        peers: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -55,7 +60,19 @@ export function parseTreeOptions(args: string[]): TreeOptions {
   const listen = parseListen(values.listen ?? DEFAULT_LISTEN);
   // A node asked to pick a free HTTP port (tests, throwaway nodes) picks a free gRPC port too.
   const grpcDefault = listen.port === 0 ? { host: listen.host, port: 0 } : parseListen(DEFAULT_GRPC);
+  let cluster: TreeOptions["cluster"];
+  if (values.peers !== undefined || values["voter-id"] !== undefined) {
+    if (values.peers === undefined || values["voter-id"] === undefined) throw new UsageError("--voter-id and --peers go together (--voter-id a --peers a=DID@host:port,b=…,c=…)");
+    const parsed = parsePeers(values.peers);
+    if (!parsed.ok) throw new UsageError(parsed.error);
+    const voterId = values["voter-id"];
+    if (!parsed.value.some((v) => v.id === voterId)) throw new UsageError(`--voter-id ${voterId} is not one of the --peers (${parsed.value.map((v) => v.id).join(", ")})`);
+    if (parsed.value.length % 2 === 0) throw new UsageError(`--peers lists ${parsed.value.length} voters; use an odd number (3 survives the loss of one)`);
+    // One voter listed alone is the one-voter engine: no peer port, no log.
+    if (parsed.value.length > 1) cluster = { voterId, voters: parsed.value };
+  }
   return {
+    ...(cluster ? { cluster } : {}),
     dataDir: dataDirFrom(values.data),
     listen,
     grpc: values.grpc === undefined ? grpcDefault : parseListen(values.grpc, "grpc", DEFAULT_GRPC),

@@ -16,6 +16,7 @@ import { parseTreeOptions, UsageError } from "./options.ts";
 const usage = (edition: Edition) =>
   [
     `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT] [--grpc HOST:PORT] [--body-limit BYTES]`,
+    `       [--voter-id ID --peers ID=DID@HOST:PORT,…]`,
     "",
     edition === "node"
       ? "Runs the personal node. Today it runs the engine and its generated /v1 API, as `serve` does;\nthe /api routes, the assistant and connectors are added by the personal node's own work."
@@ -26,6 +27,11 @@ const usage = (edition: Edition) =>
     "  --grpc HOST:PORT    gRPC address, served once a contract is installed (default: 127.0.0.1:8789,",
     "                      or a free port when --listen asks for port 0)",
     "  --body-limit BYTES  largest request body accepted (default: 1048576)",
+    "  --voter-id ID       this voter's id among --peers (replicated engine)",
+    "  --peers LIST        every voter, this one included: id=did:key:…@host:port, comma-separated;",
+    "                      each did:key is that voter's `charter identity --data DIR`, and host:port",
+    "                      is its peer address (this voter listens on its own; 8790 by convention).",
+    "                      Three voters agree on every write and survive the loss of one.",
     "",
     "Stop it with Ctrl-C or SIGTERM: requests in flight finish, then it exits 0.",
     "",
@@ -74,7 +80,16 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
     if (record.level !== "debug") process.stderr.write(`${formatReadable(record)}\n`);
   };
   const supervisor = new Supervisor({
-    config: { edition, dataDir: options.dataDir, listen: options.listen, grpc: options.grpc, version: charterVersion(), bodyLimit: options.bodyLimit, startedAt: Date.now() },
+    config: {
+      edition,
+      dataDir: options.dataDir,
+      listen: options.listen,
+      grpc: options.grpc,
+      version: charterVersion(),
+      bodyLimit: options.bodyLimit,
+      startedAt: Date.now(),
+      ...(options.cluster ? { cluster: options.cluster } : {}),
+    },
     specs: workersFor(edition),
     sink,
     onPids: (pids) => lock.update(pids),

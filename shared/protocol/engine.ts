@@ -24,10 +24,35 @@ export type CommandAnswer =
 /** What the engine tells each worker that asked (`watch-commits`) after each commit. */
 export type EngineNotices = {
   committed: { receipts: readonly Receipt[] };
+  /** A replicated voter replaced its store with a snapshot from the leader: drop what was cached from it. */
+  "store-replaced": Record<string, never>;
 };
+
+/** A voter's view of the replicated engine (`/health`'s `consensus`; null for one voter). */
+export interface ConsensusStatus {
+  readonly id: string;
+  readonly role: "leader" | "follower" | "candidate";
+  readonly term: number;
+  readonly leader: string | null;
+  readonly commitIndex: number;
+  readonly appliedIndex: number;
+  readonly lastIndex: number;
+  readonly snapshotIndex: number;
+  readonly recovering: boolean;
+  readonly leaderContactMs: number | null;
+  readonly voters: readonly { id: string; did: string; address: string; connected: boolean; lastContactMs: number | null; match?: number; lag?: number }[];
+}
+
+/** A read point: `consistency` strong (linearizable) or local (this voter's state as it is). */
+export type ReadPoint =
+  | { readonly ok: true; readonly appliedIndex: number; readonly commitIndex: number; readonly leaderContactMs: number | null; readonly role: string }
+  | { readonly ok: false; readonly problem: Problem };
 
 export type EngineRequests = {
   ping: { request: Record<string, never>; response: { pid: number } };
+  /** Replicated engine: wait for a linearizable read point (`strong`) or report staleness (`local`). */
+  "read-point": { request: { consistency: "strong" | "local" }; response: ReadPoint };
+  "consensus-status": { request: Record<string, never>; response: ConsensusStatus | null };
   command: { request: SubmittedCommand; response: CommandAnswer };
   /** Start or stop receiving `committed` notices on this channel (none are sent until asked for). */
   "watch-commits": { request: { watch: boolean }; response: null };

@@ -114,6 +114,19 @@ export const migrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 3,
+    name: "replication",
+    // A voter of a replicated engine: the last log entry whose effects are in this store, written in
+    // the same transaction as those effects (workers/engine/cluster). One-voter stores leave it empty.
+    sql: `
+      CREATE TABLE replication (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        applied_index INTEGER NOT NULL,
+        applied_term INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Thrown when the store was written by a newer version: the caller prints it and exits. */

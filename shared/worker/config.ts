@@ -17,6 +17,11 @@ export interface WorkerConfig {
   readonly bodyLimit: number;
   /** When the supervisor started (ms since the epoch): `/health` reports uptime from it. */
   readonly startedAt: number;
+  /**
+   * Replicated engine (`--voter-id`, `--peers`): which voter this is and every voter's did:key
+   * and peer address (this one's included). Absent: one voter, no peer port.
+   */
+  readonly cluster?: { readonly voterId: string; readonly voters: readonly { readonly id: string; readonly did: string; readonly host: string; readonly port: number }[] };
 }
 
 const ENV = "CHARTER_WORKER_CONFIG";
@@ -37,6 +42,8 @@ export function readConfig(): WorkerConfig {
 export const dataPaths = (dataDir: string) => ({
   store: join(dataDir, "charter.db"),
   lock: join(dataDir, "charter.lock"),
+  /** A replicated voter's term, vote and log (workers/engine/cluster/raft-storage.ts). */
+  raft: join(dataDir, "raft.db"),
   logs: join(dataDir, "logs"),
   run: join(dataDir, "run"),
   engineSocket: join(dataDir, "run", "engine.sock"),

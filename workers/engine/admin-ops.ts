@@ -5,6 +5,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { Clock } from "../../shared/clock.ts";
+import type { KeyPair } from "../../shared/identity/index.ts";
 import type { AdminRequests, AdminRequestType, AdminResult, ArtifactWire, Installed } from "../../shared/protocol/admin.ts";
 import { installArtifact } from "./install.ts";
 import { tenantCollections } from "../../shared/store/collections.ts";
@@ -22,6 +23,8 @@ export interface AdminDeps {
   readonly onInstalled?: (tenant: string, namespace: string) => void;
   /** Runs an install between command batches (the engine's command processor); inline when absent. */
   readonly exclusive?: <T>(fn: () => T) => Promise<T>;
+  /** A replicated voter applying a `tenant-create`: the key its proposer made, the same on every voter. */
+  readonly tenantKey?: () => KeyPair | undefined;
 }
 
 /** One handler per request type; the record type makes a new request type break the build until handled. */
@@ -39,7 +42,10 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
     return result;
   };
   return {
-    "tenant-create": (r) => createTenant(db, { handle: r.handle, owners: r.owners, by: r.by ?? null, keysDir, now: clock.now() }),
+    "tenant-create": (r) => {
+      const key = deps.tenantKey?.();
+      return createTenant(db, { handle: r.handle, owners: r.owners, by: r.by ?? null, keysDir, now: clock.now(), ...(key ? { key } : {}) });
+    },
     "tenant-member-add": (r) => addRole(db, r.tenant, r.did, "member", clock.now()),
     "tenant-member-remove": (r) => removeRole(db, r.tenant, r.did, "member"),
     "tenant-owner-add": (r) => addRole(db, r.tenant, r.did, "owner", clock.now()),

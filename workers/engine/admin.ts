@@ -27,8 +27,8 @@ export interface AdminServer {
 }
 
 /** Listens on `path` with mode 0600 and serves the admin operations over `deps`. */
-export async function startAdminSocket(path: string, deps: AdminDeps): Promise<AdminServer> {
-  const handlers = adminHandlers(deps);
+/** `handlers` replaces the plain ones (a replicated voter sends the writes through its log). */
+export async function startAdminSocket(path: string, deps: AdminDeps, handlers: AdminHandlers = adminHandlers(deps)): Promise<AdminServer> {
   const channels = new Set<AdminChannel>();
   // The socket is created by bind() with the umask's mode; narrow it for that instant, then chmod to be sure.
   const umask = process.umask(0o177);

@@ -60,4 +60,9 @@ export class ArtifactCache {
   invalidate(tenant: string, namespace: string): void {
     this.#active.delete(`${tenant}\u0000${namespace}`);
   }
+
+  /** Forgets every active-artifact lookup (the store was replaced by a snapshot). */
+  invalidateAll(): void {
+    this.#active.clear();
+  }
 }

@@ -38,9 +38,25 @@ export interface CommandDeps {
   readonly maxBatch?: number;
 }
 
-interface Pending {
+/** A command waiting for its answer. */
+export interface Pending {
   readonly command: SubmittedCommand;
   readonly resolve: (answer: CommandAnswer) => void;
+}
+
+/** How one batch is applied. */
+export interface BatchOptions {
+  /** The batch's time (ms since the epoch): every command in it sees this `now`. */
+  readonly now: number;
+  /** The did:key named as `node` in its receipts. */
+  readonly node: string;
+  /** Runs inside the batch's transaction, before COMMIT (a replicated voter records its applied index). */
+  readonly inTransaction?: () => void;
+  /**
+   * Replicated voters must not answer a failure that another voter might not have: a failed run or
+   * commit throws instead of answering 500 (the engine stops and applies the entry again on restart).
+   */
+  readonly throwOnFailure?: boolean;
 }
 
 /** A command that passed every check before execution, with where its result goes. */
@@ -162,15 +178,21 @@ export class CommandProcessor {
     this.#running = this.#running.then(async () => {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, this.#deps.maxBatch ?? 512);
-        await this.#process(batch);
+        const now = Math.max(this.#lastTime, this.#deps.clock.now());
+        this.#lastTime = now;
+        await this.applyBatch(batch, { now, node: this.#deps.nodeDid });
       }
     });
   }
 
-  async #process(batch: Pending[]): Promise<void> {
-    const { db, artifacts, clock } = this.#deps;
-    const now = Math.max(this.#lastTime, clock.now());
-    this.#lastTime = now;
+  /**
+   * Checks, runs and commits one batch as of `options.now`, answering each command. Deterministic:
+   * the same batch on the same store gives the same history and states (replicated voters rely on
+   * it). Resolves true when the batch wrote a transaction (false when nothing needed writing).
+   */
+  async applyBatch(batch: readonly Pending[], options: BatchOptions): Promise<boolean> {
+    const { db, artifacts } = this.#deps;
+    const now = options.now;
     const planned: Planned[] = [];
     const groups: { artifact: string; aggregate: string; tenant: string; subject: string; state: Record<string, unknown> | null; steps: ExecStep[] }[] = [];
     const groupOf = new Map<string, number>();
@@ -241,16 +263,17 @@ export class CommandProcessor {
       planned.push(entry);
       keysInBatch.set(key, { digest, planned: entry });
     }
-    if (planned.length === 0) return;
+    if (planned.length === 0) return false;
 
     let results: StepResult[][];
     try {
       results = await this.#deps.executor.run(groups);
     } catch (error) {
+      if (options.throwOnFailure === true) throw error;
       const pr = problem(500, "internal", `the contract program failed to run: ${(error as Error).message}`);
       for (const x of planned) x.item.resolve({ kind: "problem", problem: pr });
       for (const r of replays) r.item.resolve({ kind: "problem", problem: pr });
-      return;
+      return false;
     }
 
     const answers = new Map<Planned, CommandAnswer>();
@@ -293,7 +316,7 @@ export class CommandProcessor {
           reason,
           state: publicState(fields, result.after),
           committedAt,
-          node: this.#deps.nodeDid,
+          node: options.node,
         };
         const receiptJson = JSON.stringify(receipt);
         this.#insertHistory.run(
@@ -324,14 +347,16 @@ export class CommandProcessor {
         const group = groups[g] as (typeof groups)[number];
         artifacts.get(group.artifact).tables.get(group.aggregate)?.write(group.tenant, group.subject, group.artifact, seq, state);
       }
+      options.inTransaction?.();
       db.exec("COMMIT");
     } catch (error) {
       if (db.isTransaction) db.exec("ROLLBACK");
       this.#lastSeq = firstSeq;
+      if (options.throwOnFailure === true) throw error;
       const pr = problem(500, "internal", `the commit failed; nothing was recorded: ${(error as Error).message}`);
       for (const x of planned) x.item.resolve({ kind: "problem", problem: pr });
       for (const r of replays) r.item.resolve({ kind: "problem", problem: pr });
-      return;
+      return false;
     } finally {
       if (relaxed) db.exec("PRAGMA synchronous = FULL");
     }
@@ -341,5 +366,6 @@ export class CommandProcessor {
       r.item.resolve(original.kind === "receipt" ? { ...original, replayed: true } : original);
     }
     if (receipts.length > 0) this.#deps.onCommitted(receipts);
+    return true;
   }
 }

@@ -22,6 +22,9 @@ import { CommandProcessor } from "./commands.ts";
 import { ExecutorPool } from "./executor/pool.ts";
 import { serveEngineRequests } from "./requests.ts";
 import { startAdminSocket } from "./admin.ts";
+import { adminHandlers, type AdminHandlers } from "./admin-ops.ts";
+import { ClusterEngine } from "./cluster/cluster.ts";
+import { StoreMachine } from "./cluster/store-machine.ts";
 import { installStandardLibrary } from "./std-library.ts";
 import { rolesOf, tenantExists } from "./tenants.ts";
 
@@ -48,7 +51,10 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   const applied = migrate(db);
   if (applied.length > 0) ctx.log.info("store migrated", { versions: applied });
   // Tenants made before a standard-library contract existed get it now (once; see std-library.ts).
-  for (const { handle } of db.prepare("SELECT handle FROM tenants").all() as { handle: string }[]) installStandardLibrary(db, handle, null, Date.now());
+  // Not on a replicated voter: its store changes only through the log.
+  if (ctx.config.cluster === undefined) {
+    for (const { handle } of db.prepare("SELECT handle FROM tenants").all() as { handle: string }[]) installStandardLibrary(db, handle, null, Date.now());
+  }
   const journal = new Journal(db);
   const nodeKey = await loadOrCreateNodeKey(ctx.config.dataDir);
   if (!nodeKey.ok) throw new FatalError(nodeKey.error.message);
@@ -68,6 +74,36 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       for (const c of watchers) c.notify("committed", { receipts });
     },
   });
+  const adminDeps = { db, keysDir: paths.keys, clock: systemClock, onInstalled: (t: string, ns: string) => artifacts.invalidate(t, ns), exclusive: <T>(fn: () => T) => commands.exclusive(fn) };
+  // A replicated engine: writes go through the voters' log (workers/engine/cluster).
+  let cluster: ClusterEngine | null = null;
+  if (ctx.config.cluster !== undefined) {
+    const machine = new StoreMachine({
+      db,
+      storePath: paths.store,
+      keysDir: paths.keys,
+      runDir: paths.run,
+      commands,
+      // Applied entries run one at a time already: no `exclusive`, and the entry's time, not the clock.
+      admin: (clock, tenantKey) => adminHandlers({ db, keysDir: paths.keys, clock, onInstalled: adminDeps.onInstalled, tenantKey }),
+      onReplaced: () => {
+        artifacts.invalidateAll();
+        for (const c of channels) c.notify("store-replaced", {});
+      },
+    });
+    cluster = await ClusterEngine.start({
+      config: ctx.config.cluster,
+      nodeKey: nodeKey.value,
+      raftPath: paths.raft,
+      machine,
+      log: ctx.log,
+      onFatal: (error) => {
+        ctx.log.error("the voter cannot go on; restarting it", { error: error.message });
+        process.exit(1);
+      },
+    });
+  }
+  const replicated = cluster;
   const server = await listenChannels<Record<string, never>, EngineRequests>(paths.engineSocket, (channel) => {
     const c = channel as unknown as EngineChannel;
     channels.add(c);
@@ -75,7 +111,12 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       channels.delete(c);
       watchers.delete(c);
     });
-    serveEngineRequests(channel, { journal, commands, watchCommits: (watch) => (watch ? watchers.add(c) : watchers.delete(c)) });
+    serveEngineRequests(channel, {
+      journal,
+      submit: replicated === null ? (command) => commands.submit(command) : (command) => replicated.submit(command),
+      ...(replicated === null ? {} : { cluster: replicated }),
+      watchCommits: (watch) => (watch ? watchers.add(c) : watchers.delete(c)),
+    });
   });
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
@@ -83,13 +124,14 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     s.on("close", () => sockets.delete(s));
   });
   // Operators and the gateway's tenant routes: DATA/admin.sock, mode 0600 (workers/engine/admin.ts).
-  const admin = await startAdminSocket(paths.adminSocket, { db, keysDir: paths.keys, clock: systemClock, onInstalled: (t, ns) => artifacts.invalidate(t, ns), exclusive: (fn) => commands.exclusive(fn) });
+  const admin = await startAdminSocket(paths.adminSocket, adminDeps, replicated === null ? undefined : replicatedHandlers(adminHandlers(adminDeps), replicated));
 
   return {
     async drain() {
       // Stop accepting connections, let requests in flight answer, then close the store cleanly.
       server.close();
       await admin.close();
+      await replicated?.close();
       await commands.drain();
       await executor.close();
       for (const c of channels) c.flush();
@@ -98,4 +140,13 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       db.close();
     },
   };
+}
+
+/** The admin handlers of a replicated voter: each request goes through `cluster.admin`. */
+function replicatedHandlers(local: AdminHandlers, cluster: ClusterEngine): AdminHandlers {
+  const out: Record<string, (body: unknown) => unknown> = {};
+  for (const [type, handler] of Object.entries(local)) {
+    out[type] = (body) => cluster.admin(type as keyof AdminHandlers, body, async (b) => (await (handler as (b: unknown) => unknown)(b)) as never);
+  }
+  return out as unknown as AdminHandlers;
 }

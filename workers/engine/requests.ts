@@ -4,22 +4,26 @@
  */
 import type { Channel } from "../../shared/channel/channel.ts";
 import type { Journal } from "../../shared/journal.ts";
-import type { EngineRequests } from "../../shared/protocol/engine.ts";
-import type { CommandProcessor } from "./commands.ts";
+import type { CommandAnswer, EngineRequests, ReadPoint, SubmittedCommand, ConsensusStatus } from "../../shared/protocol/engine.ts";
 
 export interface EngineState {
   readonly journal: Journal;
-  readonly commands: CommandProcessor;
+  /** The write path: the command processor, or the replicated engine's log. */
+  readonly submit: (command: SubmittedCommand) => Promise<CommandAnswer>;
+  /** Read points and status of a replicated engine; absent for one voter. */
+  readonly cluster?: { readPoint(consistency: "strong" | "local"): Promise<ReadPoint>; status(): ConsensusStatus };
   /** Adds or removes this channel from those told about every commit. */
   readonly watchCommits: (watch: boolean) => void;
 }
 
 /** Registers every engine request handler on a newly connected channel. */
 export function serveEngineRequests(channel: Channel<Record<string, never>, EngineRequests>, state: EngineState): void {
-  const { journal, commands } = state;
+  const { journal, submit, cluster } = state;
   channel
     .handle("ping", () => ({ pid: process.pid }))
-    .handle("command", (c) => commands.submit(c))
+    .handle("command", (c) => submit(c))
+    .handle("read-point", (r) => (cluster === undefined ? { ok: true, appliedIndex: 0, commitIndex: 0, leaderContactMs: 0, role: "leader" } : cluster.readPoint(r.consistency)))
+    .handle("consensus-status", () => cluster?.status() ?? null)
     .handle("watch-commits", (r) => {
       state.watchCommits(r.watch);
       return null;

@@ -56,7 +56,7 @@ export const tenantKeyPath = (keysDir: string, handle: string) => join(keysDir, 
 /** Creates tenant `handle` owned by `owners`, generating its identity; answers its did. */
 export async function createTenant(
   db: DatabaseSync,
-  input: { handle: string; owners: readonly string[]; by: string | null; keysDir: string; now: number },
+  input: { handle: string; owners: readonly string[]; by: string | null; keysDir: string; now: number; key?: KeyPair },
 ): Promise<AdminResult<{ handle: string; did: string }>> {
   const { handle, owners, keysDir, now } = input;
   const badHandle = checkHandle(handle);
@@ -68,7 +68,7 @@ export async function createTenant(
   }
   if (tenantExists(db, handle)) return fail("tenant_exists", `tenant '${handle}' already exists`);
 
-  const key = await tenantKey(keysDir, handle);
+  const key = await tenantKey(keysDir, handle, input.key);
   if (!key.ok) return key;
   return transaction(db, () => {
     // Checked again inside the transaction: another create may have committed while the key was written.
@@ -84,16 +84,18 @@ export async function createTenant(
 /**
  * The tenant's key pair, written before its row. A key file without a row is left by a create that
  * did not commit (tenants are never deleted): that key is reused, so the did never changes under it.
+ * A replicated create carries the key its proposer made (every voter must hold the same one): that
+ * key is written, replacing any left by an earlier attempt.
  */
-async function tenantKey(keysDir: string, handle: string): Promise<AdminResult<KeyPair>> {
+async function tenantKey(keysDir: string, handle: string, given?: KeyPair): Promise<AdminResult<KeyPair>> {
   const path = tenantKeyPath(keysDir, handle);
   try {
     if (await makeDirs(keysDir)) await chmod(keysDir, 0o700);
   } catch (error) {
     return fail("key_unwritable", `cannot create ${keysDir}: ${(error as Error).message}`);
   }
-  const keyPair = generateKeyPair();
-  const saved = await saveKeyFile(path, keyPair);
+  const keyPair = given ?? generateKeyPair();
+  const saved = await saveKeyFile(path, keyPair, { overwrite: given !== undefined });
   if (saved.ok) return ok(keyPair);
   if (saved.error.code !== "key_file_exists") return fail("key_unwritable", saved.error.message);
   const existing = await loadKeyFile(path);

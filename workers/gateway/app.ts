@@ -6,6 +6,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Logger } from "../../shared/log.ts";
 import { problem } from "../../shared/problem.ts";
+import type { ConsensusStatus } from "../../shared/protocol/engine.ts";
 import type { Lifecycle } from "../../shared/protocol/lifecycle.ts";
 import { errorHandler, problemResponse } from "./problem-response.ts";
 
@@ -15,6 +16,8 @@ export interface GatewayView {
   readonly startedAt: number;
   /** Every worker's state and which are required, as last told by the supervisor. */
   workers(): { states: Record<string, Lifecycle>; required: readonly string[] };
+  /** A replicated engine's view of the voters (null for one voter, or while the engine is away). */
+  consensus?(): Promise<ConsensusStatus | null>;
 }
 
 export function createApp(view: GatewayView, options: { bodyLimit: number; log: Logger }): Hono {
@@ -42,10 +45,18 @@ export function createApp(view: GatewayView, options: { bodyLimit: number; log: 
     return streamedLimit(c, next);
   });
 
-  app.get("/health", function health(c) {
+  app.get("/health", async function health(c) {
     const { states, required } = view.workers();
     const down = required.filter((name) => states[name] !== "running");
-    const body = { version: view.version, uptime: Math.round((Date.now() - view.startedAt) / 1000), workers: states };
+    const consensus = (await view.consensus?.()) ?? null;
+    // One voter is its own leader; a replicated voter says what it is, and the console reads `consensus`.
+    const body = {
+      version: view.version,
+      uptime: Math.round((Date.now() - view.startedAt) / 1000),
+      workers: states,
+      role: consensus?.role ?? "leader",
+      ...(consensus ? { term: consensus.term, leader: consensus.leader, consensus } : {}),
+    };
     if (down.length === 0) return c.json({ status: "ok", ...body });
     return c.body(
       JSON.stringify({ ...problem(503, "unavailable", `not running: ${down.join(", ")}`), status: 503, health: "unavailable", down, ...body }),

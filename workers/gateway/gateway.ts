@@ -22,6 +22,7 @@ import type { AdminRequests } from "../../shared/protocol/admin.ts";
 import { SocketLink } from "../../shared/worker/socket-link.ts";
 import { mountWellKnown } from "./routes/well-known.ts";
 import { EventHub } from "./event-hub.ts";
+import { mountReadConsistency } from "./consistency.ts";
 import { checkGrpcPort, GrpcSurface } from "./surfaces/grpc-surface.ts";
 
 /** How long to keep retrying a port that is busy, for a predecessor killed a moment ago to let go of it. */
@@ -50,6 +51,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
       startedAt: config.startedAt,
       // The gateway answering is itself proof it runs, even before the supervisor's next notice.
       workers: () => ({ states: { ...workers.states, gateway: "running" }, required: workers.required }),
+      ...(config.cluster ? { consensus: () => engine.request("consensus-status", {}).catch(() => null) } : {}),
     },
     { bodyLimit: config.bodyLimit, log },
   );
@@ -68,7 +70,8 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
     onListening: (address) => control.notify("grpc-listening", { address }),
     onFatal: (message) => control.notify("fatal", { message }),
   });
-  mountWellKnown(app, { identity: nodeKey.value.did, version: config.version, grpc: () => grpc.address() });
+  mountWellKnown(app, { identity: nodeKey.value.did, version: config.version, grpc: () => grpc.address(), voters: config.cluster?.voters.map((v) => v.did) });
+  if (config.cluster) mountReadConsistency(app, engine);
   mountCommandRoutes(app, { engine, nodeKey: nodeKey.value, now: () => Date.now() });
   mountReadRoutes(app, { storePath: dataPaths(config.dataDir).store, now: () => Date.now() });
   mountSurfaces(app, { engine, nodeKey: nodeKey.value, now: () => Date.now(), storePath: dataPaths(config.dataDir).store, log });

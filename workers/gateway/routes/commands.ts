@@ -24,7 +24,11 @@ export async function submit(deps: CommandRouteDeps, jws: string, tenant: string
   if (!verified.ok) return { kind: "problem", problem: verified.error };
   const { payload, signer, digest } = verified.value;
   try {
-    return await deps.engine.request("command", { jws, digest, signer, payload });
+    const answer = await deps.engine.request("command", { jws, digest, signer, payload });
+    // On a replicated engine the leader that decided is recorded in history; the voter answering
+    // signs the receipt, so the receipt names it (the signature's kid must be the receipt's node).
+    if (answer.kind === "receipt" && answer.receipt.node !== deps.nodeKey.did) return { ...answer, receipt: { ...answer.receipt, node: deps.nodeKey.did } };
+    return answer;
   } catch (error) {
     if (error instanceof ChannelError) {
       return { kind: "problem", problem: problem(503, "engine-unavailable", "the engine is restarting; send the same command again (its idempotency key makes that safe)") };

@@ -5,8 +5,8 @@
  */
 import type { Hono } from "hono";
 
-export function mountWellKnown(app: Hono, info: { readonly identity: string; readonly version: string; readonly grpc?: () => string | null }): void {
+export function mountWellKnown(app: Hono, info: { readonly identity: string; readonly version: string; readonly grpc?: () => string | null; readonly voters?: readonly string[] | undefined }): void {
   app.get("/.well-known/charter.json", function wellKnown(c) {
-    return c.json({ identity: info.identity, version: info.version, voters: [info.identity], grpc: info.grpc?.() ?? null });
+    return c.json({ identity: info.identity, version: info.version, voters: info.voters ?? [info.identity], grpc: info.grpc?.() ?? null });
   });
 }

@@ -1,0 +1,364 @@
+/**
+ * @module A voter of a replicated engine (three voters, or any odd number): the peer transport,
+ * the Raft runtime and the store as its state machine, wired to the engine's requests.
+ *
+ * - Commands: whichever voter receives them, they are batched per event-loop turn. The leader
+ *   proposes each batch as one log entry and answers when the entry is applied (committed on a
+ *   majority, fsynced there); a follower forwards its batch to the leader and relays the answers.
+ * - Operator requests that change the store go through the log the same way (entry.ts).
+ * - Reads: `readBarrier` gives a linearizable read point (the leader's read index, confirmed by a
+ *   majority), waits until this voter has applied it, and then the caller reads its own store.
+ */
+import { randomInt } from "node:crypto";
+import { generateKeyPair, type KeyPair, toPrivateJwk } from "../../../shared/identity/index.ts";
+import type { Logger } from "../../../shared/log.ts";
+import { type Problem, problem } from "../../../shared/problem.ts";
+import type { AdminRequestType, AdminResult } from "../../../shared/protocol/admin.ts";
+import type { CommandAnswer, ConsensusStatus, ReadPoint, SubmittedCommand } from "../../../shared/protocol/engine.ts";
+import { type Message, raftConfig } from "../raft/index.ts";
+import { encodeEntry, REPLICATED_ADMIN, type AdminOp } from "./entry.ts";
+import { type PeerAddress, type PeerTransport, startPeerTransport } from "./peer-transport.ts";
+import { RaftRuntime } from "./runtime.ts";
+import { RaftStorage } from "./raft-storage.ts";
+import type { StoreMachine } from "./store-machine.ts";
+
+/** The voters and which one this is (`--voter-id`, `--peers`). */
+export interface ClusterConfig {
+  readonly voterId: string;
+  readonly voters: readonly PeerAddress[];
+}
+
+export interface ClusterDeps {
+  readonly config: ClusterConfig;
+  readonly nodeKey: KeyPair;
+  readonly raftPath: string;
+  readonly machine: StoreMachine;
+  readonly log: Logger;
+  readonly onFatal: (error: Error) => void;
+  /** Milliseconds per Raft tick (default 50: elections after 0.5–1 s without a leader). */
+  readonly tickMs?: number;
+}
+
+/** What `/health` and the console show of a voter. */
+export type ClusterStatus = ConsensusStatus;
+
+/** The answer to a read barrier. */
+export type Barrier = { readonly ok: true; readonly index: number } | { readonly ok: false; readonly problem: Problem };
+
+/** Requests between voters (answered with `request`). */
+type PeerRequest =
+  | { readonly kind: "probe" }
+  | { readonly kind: "commands"; readonly commands: readonly SubmittedCommand[] }
+  | { readonly kind: "admin"; readonly op: AdminOp }
+  | { readonly kind: "read-index" };
+
+const FORWARD_TIMEOUT_MS = 10_000;
+/** How long a request waits for a leader to be elected before answering 503. */
+const LEADER_WAIT_MS = 5_000;
+
+const noLeader = () => problem(503, "no-leader", "no leader is elected among the voters right now; retry shortly");
+
+export class ClusterEngine {
+  readonly #d: ClusterDeps;
+  readonly #transport: PeerTransport;
+  readonly #runtime: RaftRuntime;
+  #queue: { command: SubmittedCommand; resolve: (a: CommandAnswer) => void }[] = [];
+  #scheduled = false;
+  #lastNow = 0;
+  #closed = false;
+
+  private constructor(deps: ClusterDeps, transport: PeerTransport, runtime: RaftRuntime) {
+    this.#d = deps;
+    this.#transport = transport;
+    this.#runtime = runtime;
+  }
+
+  /** Starts the transport, finds out whether this voter lost its disk, and starts the runtime. */
+  static async start(deps: ClusterDeps): Promise<ClusterEngine> {
+    const { config } = deps;
+    const self = config.voters.find((v) => v.id === config.voterId);
+    if (self === undefined) throw new Error(`--voter-id ${config.voterId} is not among the --peers`);
+    if (self.did !== deps.nodeKey.did) throw new Error(`--peers names ${self.did} for voter ${self.id}, but this data directory's identity is ${deps.nodeKey.did} (see \`charter identity\`)`);
+    const storage = new RaftStorage(deps.raftPath);
+    let runtime: RaftRuntime | null = null;
+    let engine: ClusterEngine | null = null;
+    const pending: Message[] = [];
+    const transport = await startPeerTransport({
+      self,
+      peers: config.voters.filter((v) => v.id !== self.id),
+      key: deps.nodeKey,
+      log: deps.log,
+      onMessage: (from, body, attachment) => {
+        const m = body as Message;
+        // A voter speaks only for itself, and only to us.
+        if (typeof m !== "object" || m === null || m.from !== from || m.to !== self.id) return;
+        if (runtime === null) {
+          if (pending.length < 1000) pending.push(m);
+          return;
+        }
+        if (m.type === "install-snapshot") {
+          if (attachment !== null) runtime.receiveSnapshot(m, attachment);
+        } else runtime.receive(m);
+      },
+      onRequest: async (from, body) => {
+        const r = body as PeerRequest;
+        if (r.kind === "probe") return storage.existed || runtime !== null ? probeOf(runtime, storage) : { term: 0, lastIndex: 0, recovering: false, empty: true };
+        if (engine === null) throw new Error("this voter is still starting");
+        return engine.#serve(from, r);
+      },
+    });
+    const recovering = storage.existed ? false : await lostDisk(config, transport, deps.log);
+    runtime = new RaftRuntime({
+      config: raftConfig(self.id, config.voters.map((v) => v.id)),
+      storage,
+      machine: deps.machine,
+      links: transport,
+      tickMs: deps.tickMs ?? 50,
+      snapshotEvery: 2000,
+      snapshotKeep: 500,
+      recovering,
+      log: deps.log,
+      onFatal: deps.onFatal,
+    });
+    engine = new ClusterEngine(deps, transport, runtime);
+    runtime.start();
+    for (const m of pending) runtime.receive(m);
+    deps.log.info("voter started", { id: self.id, voters: config.voters.map((v) => v.id), peerPort: transport.port, recovering });
+    return engine;
+  }
+
+  /** Queues a verified command; answers with its receipt once its entry is applied (or a problem). */
+  submit(command: SubmittedCommand): Promise<CommandAnswer> {
+    return new Promise((resolve) => {
+      this.#queue.push({ command, resolve });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => void this.#pump());
+      }
+    });
+  }
+
+  /** Runs an operator request: through the log when it changes the store, else locally. */
+  async admin(type: AdminRequestType, body: unknown, local: (body: unknown) => Promise<AdminResult<unknown>>): Promise<AdminResult<unknown>> {
+    if (!REPLICATED_ADMIN.has(type)) {
+      const barrier = await this.readBarrier();
+      if (!barrier.ok) return { ok: false, error: { code: "no_leader", message: barrier.problem.detail } };
+      return local(body);
+    }
+    const op: AdminOp = type === "tenant-create" ? { type, body: body as AdminOp["body"], tenantKey: toPrivateJwk(generateKeyPair()) } : { type, body: body as AdminOp["body"] };
+    return this.#proposeAdmin(op);
+  }
+
+  /** A linearizable read point applied on this voter, or why there is none. */
+  async readBarrier(): Promise<Barrier> {
+    const deadline = Date.now() + LEADER_WAIT_MS;
+    for (;;) {
+      if (this.#runtime.isLeader) {
+        const r = await this.#runtime.readIndex();
+        if (r.ok) return r;
+      } else {
+        const leader = this.#runtime.leader;
+        if (leader !== null) {
+          const r = await this.#transport.request(leader, { kind: "read-index" } satisfies PeerRequest, FORWARD_TIMEOUT_MS);
+          if (r.ok) {
+            const index = (r.value as { index: number }).index;
+            await this.#runtime.waitApplied(index);
+            return { ok: true, index };
+          }
+        }
+      }
+      if (Date.now() > deadline || this.#closed) return { ok: false, problem: noLeader() };
+      await sleep(50);
+    }
+  }
+
+  /** `strong`: waits for a linearizable read point; `local`: this voter's state as it is, and how stale. */
+  async readPoint(consistency: "strong" | "local"): Promise<ReadPoint> {
+    if (consistency === "strong") {
+      const barrier = await this.readBarrier();
+      if (!barrier.ok) return barrier;
+    }
+    const s = this.#runtime.status();
+    return { ok: true, appliedIndex: this.#runtime.appliedIndex, commitIndex: s.commitIndex, leaderContactMs: this.#runtime.sinceLeaderContact, role: s.role };
+  }
+
+  status(): ClusterStatus {
+    const s = this.#runtime.status();
+    const connected = new Set(this.#transport.connected());
+    return {
+      id: s.id,
+      role: s.role,
+      term: s.term,
+      leader: s.leader,
+      commitIndex: s.commitIndex,
+      appliedIndex: this.#runtime.appliedIndex,
+      lastIndex: s.lastIndex,
+      snapshotIndex: s.snapshotIndex,
+      recovering: s.recovering,
+      leaderContactMs: this.#runtime.sinceLeaderContact,
+      voters: this.#d.config.voters.map((v) => {
+        const self = v.id === s.id;
+        const contact = self ? null : this.#transport.lastContact(v.id);
+        const f = s.followers[v.id];
+        return {
+          id: v.id,
+          did: v.did,
+          address: `${v.host}:${v.port}`,
+          connected: self || connected.has(v.id),
+          lastContactMs: contact === null ? null : Date.now() - contact,
+          ...(f ? { match: f.match, lag: f.lag } : {}),
+        };
+      }),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#runtime.stop();
+    this.#d.machine.failAll();
+    for (const q of this.#queue) q.resolve({ kind: "problem", problem: problem(503, "draining", "the voter is stopping; send the command again") });
+    this.#queue = [];
+    await this.#transport.close();
+  }
+
+  async #pump(): Promise<void> {
+    this.#scheduled = false;
+    const batch = this.#queue.splice(0, this.#queue.length);
+    if (batch.length === 0) return;
+    const answers = await this.#replicate(batch.map((b) => b.command));
+    batch.forEach((b, i) => b.resolve(answers[i] as CommandAnswer));
+  }
+
+  /** Gets a batch committed: proposed here when leading, else forwarded to the leader. */
+  async #replicate(commands: readonly SubmittedCommand[]): Promise<CommandAnswer[]> {
+    const deadline = Date.now() + LEADER_WAIT_MS;
+    for (;;) {
+      if (this.#closed) return commands.map(() => ({ kind: "problem", problem: problem(503, "draining", "the voter is stopping; send the command again") }));
+      if (this.#runtime.isLeader) {
+        const answers = await this.#proposeCommands(commands);
+        if (answers !== null) return answers;
+      } else {
+        const leader = this.#runtime.leader;
+        if (leader !== null) {
+          const r = await this.#transport.request(leader, { kind: "commands", commands } satisfies PeerRequest, FORWARD_TIMEOUT_MS);
+          if (r.ok) return r.value as CommandAnswer[];
+          // The leader could have committed them before the link failed: only a retry with the same
+          // idempotency keys is safe, and that is the client's to make.
+          if (!/not the leader/.test(r.error)) return commands.map(() => ({ kind: "problem", problem: problem(503, "forward-failed", `the leader did not answer (${r.error}); send the command again with the same idempotency key`) }));
+        }
+      }
+      if (Date.now() > deadline) return commands.map(() => ({ kind: "problem", problem: noLeader() }));
+      await sleep(50);
+    }
+  }
+
+  /** Proposes a batch; null when this voter turned out not to lead (nothing was appended). */
+  #proposeCommands(commands: readonly SubmittedCommand[]): Promise<CommandAnswer[] | null> {
+    const now = (this.#lastNow = Math.max(this.#lastNow, Date.now()));
+    return new Promise((resolve) => {
+      const answers: CommandAnswer[] = new Array(commands.length);
+      let left = commands.length;
+      const resolvers = commands.map((_, i) => (a: CommandAnswer) => {
+        answers[i] = a;
+        if (--left === 0) resolve(answers);
+      });
+      void this.#runtime.propose(encodeEntry({ now, node: this.#d.nodeKey.did, commands }), (r) => {
+        if (!r.ok) return resolve(null);
+        this.#d.machine.wait(r.index, { term: r.term, commands: resolvers });
+      });
+    });
+  }
+
+  async #proposeAdmin(op: AdminOp): Promise<AdminResult<unknown>> {
+    const deadline = Date.now() + LEADER_WAIT_MS;
+    for (;;) {
+      if (this.#runtime.isLeader) {
+        const result = await new Promise<AdminResult<unknown> | null>((resolve) => {
+          const now = (this.#lastNow = Math.max(this.#lastNow, Date.now()));
+          void this.#runtime.propose(encodeEntry({ now, node: this.#d.nodeKey.did, admin: op }), (r) => {
+            if (!r.ok) return resolve(null);
+            this.#d.machine.wait(r.index, { term: r.term, admin: resolve });
+          });
+        });
+        if (result !== null) return result;
+      } else {
+        const leader = this.#runtime.leader;
+        if (leader !== null) {
+          const r = await this.#transport.request(leader, { kind: "admin", op } satisfies PeerRequest, FORWARD_TIMEOUT_MS);
+          if (r.ok) return r.value as AdminResult<unknown>;
+          if (!/not the leader/.test(r.error)) return { ok: false, error: { code: "forward_failed", message: `the leader did not answer (${r.error}); it may have been applied — check before retrying` } };
+        }
+      }
+      if (Date.now() > deadline) return { ok: false, error: { code: "no_leader", message: noLeader().detail } };
+      await sleep(50);
+    }
+  }
+
+  /** Answers another voter's request (this voter is, or was, the leader it thought). */
+  async #serve(_from: string, r: PeerRequest): Promise<unknown> {
+    switch (r.kind) {
+      case "commands": {
+        if (!this.#runtime.isLeader) throw new Error("not the leader");
+        const answers = await this.#proposeCommands(r.commands);
+        if (answers === null) throw new Error("not the leader");
+        return answers;
+      }
+      case "admin": {
+        if (!this.#runtime.isLeader) throw new Error("not the leader");
+        return this.#proposeAdmin(r.op);
+      }
+      case "read-index": {
+        const result = await this.#runtime.readIndex();
+        if (!result.ok) throw new Error("not the leader");
+        return { index: result.index };
+      }
+      case "probe":
+        return probeOf(this.#runtime, null);
+    }
+  }
+}
+
+function probeOf(runtime: RaftRuntime | null, storage: RaftStorage | null): { term: number; lastIndex: number; recovering: boolean; empty: boolean } {
+  if (runtime !== null) {
+    const s = runtime.status();
+    return { term: s.term, lastIndex: s.lastIndex, recovering: s.recovering, empty: s.term === 0 && s.lastIndex === 0 };
+  }
+  const stored = (storage as RaftStorage).load();
+  const last = stored.log.at(-1)?.index ?? stored.snapshot.lastIndex;
+  return { term: stored.term, lastIndex: last, recovering: stored.recovering, empty: stored.term === 0 && last === 0 };
+}
+
+/**
+ * A voter with an empty raft.db either joins a brand-new cluster or lost its disk. It asks the
+ * others: if any has history, it lost its disk and rejoins as `recovering` (it may not vote until
+ * the leader reinstates it); once a majority (itself included) is known empty, the cluster is new.
+ */
+async function lostDisk(config: ClusterConfig, transport: PeerTransport, log: Logger): Promise<boolean> {
+  const others = config.voters.filter((v) => v.id !== config.voterId);
+  const majority = Math.floor(config.voters.length / 2) + 1;
+  const empty = new Set<string>([config.voterId]);
+  let announced = false;
+  for (;;) {
+    const answers = await Promise.all(others.map(async (v) => ({ id: v.id, r: await transport.request(v.id, { kind: "probe" } satisfies PeerRequest, 1000) })));
+    for (const { id, r } of answers) {
+      if (!r.ok) continue;
+      const p = r.value as { empty: boolean; recovering: boolean };
+      if (!p.empty) {
+        log.warn("this voter's raft log is empty but the other voters have history: rejoining as a voter that lost its disk", { peer: id });
+        return true;
+      }
+      if (!p.recovering) empty.add(id);
+    }
+    if (empty.size >= majority) return false;
+    if (!announced) {
+      announced = true;
+      log.info("waiting for the other voters to answer before the first election", { voters: others.map((v) => v.id) });
+    }
+    await sleep(200 + randomInt(0, 100));
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+

@@ -1,0 +1,194 @@
+/**
+ * @module The engine's store as Raft's state machine. A committed entry is applied with the time
+ * and leader it carries: a batch of commands through the same `applyBatch` as one-voter mode, or an
+ * operator request through the same admin handlers. The entry's index is written in the same
+ * transaction as its effects (`replication` table), so a restart resumes after the last one.
+ *
+ * Snapshots are images of the store (`VACUUM INTO`) with the tenants' key files, installed over
+ * the live store page by page (SQLite's backup), so every connection to it sees the new content.
+ */
+import { randomBytes } from "node:crypto";
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { backup, DatabaseSync } from "node:sqlite";
+import type { DatabaseSync as Db, StatementSync } from "node:sqlite";
+import { fromPrivateJwk, type KeyPair, saveKeyFile } from "../../../shared/identity/index.ts";
+import { makeDirs } from "../../../shared/make-dirs.ts";
+import { problem } from "../../../shared/problem.ts";
+import type { AdminResult } from "../../../shared/protocol/admin.ts";
+import type { CommandAnswer, SubmittedCommand } from "../../../shared/protocol/engine.ts";
+import type { LogEntry, Snapshot } from "../raft/index.ts";
+import type { AdminHandlers } from "../admin-ops.ts";
+import type { CommandProcessor, Pending } from "../commands.ts";
+import { decodeEntry, type AdminOp } from "./entry.ts";
+import type { StateMachine } from "./runtime.ts";
+
+/** Who waits for the entry a proposal landed at: they get its answers if it commits there. */
+export interface EntryWaiter {
+  readonly term: number;
+  readonly commands?: readonly ((answer: CommandAnswer) => void)[];
+  readonly admin?: (result: AdminResult<unknown>) => void;
+}
+
+export interface StoreMachineDeps {
+  readonly db: Db;
+  readonly storePath: string;
+  readonly keysDir: string;
+  /** Scratch space for images in transit. */
+  readonly runDir: string;
+  readonly commands: CommandProcessor;
+  /** The admin handlers, reading the time and tenant key from the entry being applied. */
+  readonly admin: (clock: { now(): number }, tenantKey: () => KeyPair | undefined) => AdminHandlers;
+  /** The store was replaced by a snapshot: drop what was cached from it. */
+  readonly onReplaced: () => void;
+}
+
+const lost = (index: number): CommandAnswer => ({
+  kind: "problem",
+  problem: problem(503, "not-committed", `the leader changed before log entry ${index} committed; send the command again with the same idempotency key`),
+});
+
+export class StoreMachine implements StateMachine {
+  readonly #d: StoreMachineDeps;
+  readonly #waiters = new Map<number, EntryWaiter>();
+  readonly #write: StatementSync;
+  readonly #read: StatementSync;
+  #now = 0;
+  #key: KeyPair | undefined;
+  #handlers: AdminHandlers;
+
+  constructor(deps: StoreMachineDeps) {
+    this.#d = deps;
+    this.#write = deps.db.prepare(
+      "INSERT INTO replication (id, applied_index, applied_term) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET applied_index = excluded.applied_index, applied_term = excluded.applied_term",
+    );
+    this.#read = deps.db.prepare("SELECT applied_index FROM replication WHERE id = 1");
+    this.#handlers = deps.admin({ now: () => this.#now }, () => this.#key);
+  }
+
+  /** Registers who waits for the entry at `index` (a proposal of this voter's, in `term`). */
+  wait(index: number, waiter: EntryWaiter): void {
+    this.#waiters.set(index, waiter);
+  }
+
+  appliedIndex(): number {
+    const row = this.#read.get() as { applied_index: number } | undefined;
+    return row?.applied_index ?? 0;
+  }
+
+  async apply(entry: LogEntry): Promise<void> {
+    const waiter = this.#takeWaiter(entry);
+    const mark = () => this.#write.run(entry.index, entry.term);
+    if (entry.type === "no-op") {
+      mark();
+      return;
+    }
+    const data = decodeEntry(entry.data);
+    if (data.commands !== undefined) {
+      const answers = waiter?.commands;
+      const batch: Pending[] = data.commands.map((command: SubmittedCommand, i: number) => ({ command, resolve: answers?.[i] ?? (() => undefined) }));
+      const wrote = await this.#d.commands.applyBatch(batch, { now: data.now, node: data.node, inTransaction: mark, throwOnFailure: true });
+      if (!wrote) mark();
+      return;
+    }
+    if (data.admin !== undefined) {
+      const result = await this.#runAdmin(data.now, data.admin);
+      mark();
+      waiter?.admin?.(result);
+      return;
+    }
+    mark();
+  }
+
+  async #runAdmin(now: number, op: AdminOp): Promise<AdminResult<unknown>> {
+    this.#now = now;
+    this.#key = undefined;
+    if (op.tenantKey !== undefined) {
+      const key = fromPrivateJwk(op.tenantKey);
+      if (key.ok) this.#key = key.value;
+    }
+    try {
+      const handler = this.#handlers[op.type] as (body: unknown) => AdminResult<unknown> | Promise<AdminResult<unknown>>;
+      return await handler(op.body);
+    } finally {
+      this.#key = undefined;
+    }
+  }
+
+  /** The waiter of this entry if it is the one its proposer meant (same term); earlier ones lost. */
+  #takeWaiter(entry: LogEntry): EntryWaiter | undefined {
+    for (const [index, w] of this.#waiters) {
+      if (index >= entry.index) continue;
+      this.#waiters.delete(index);
+      this.#fail(index, w);
+    }
+    const w = this.#waiters.get(entry.index);
+    if (w === undefined) return undefined;
+    this.#waiters.delete(entry.index);
+    if (w.term === entry.term) return w;
+    this.#fail(entry.index, w);
+    return undefined;
+  }
+
+  #fail(index: number, w: EntryWaiter): void {
+    const answer = lost(index);
+    for (const r of w.commands ?? []) r(answer);
+    w.admin?.({ ok: false, error: { code: "not_committed", message: answer.kind === "problem" ? answer.problem.detail : "" } });
+  }
+
+  /** Answers every waiter as lost (the voter stops). */
+  failAll(): void {
+    for (const [index, w] of this.#waiters) this.#fail(index, w);
+    this.#waiters.clear();
+  }
+
+  async makeImage(): Promise<Uint8Array> {
+    await makeDirs(this.#d.runDir);
+    const path = join(this.#d.runDir, `image-${randomBytes(6).toString("hex")}.db`);
+    try {
+      this.#d.db.exec(`VACUUM INTO '${path.replaceAll("'", "''")}'`);
+      const image = await readFile(path);
+      const keys: Record<string, unknown> = {};
+      for (const name of await readdir(this.#d.keysDir).catch(() => [] as string[])) {
+        if (/^tenant-[a-z0-9-]+\.jwk$/.test(name)) keys[name] = JSON.parse(await readFile(join(this.#d.keysDir, name), "utf8")) as unknown;
+      }
+      const head = Buffer.from(JSON.stringify({ keys }));
+      const size = Buffer.alloc(4);
+      size.writeUInt32BE(head.length);
+      return Buffer.concat([size, head, image]);
+    } finally {
+      await rm(path, { force: true });
+    }
+  }
+
+  async installImage(bytes: Uint8Array, snapshot: Snapshot): Promise<void> {
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const headLength = buffer.readUInt32BE(0);
+    const head = JSON.parse(buffer.subarray(4, 4 + headLength).toString("utf8")) as { keys: Record<string, unknown> };
+    await makeDirs(this.#d.keysDir);
+    for (const [name, jwk] of Object.entries(head.keys)) {
+      const key = fromPrivateJwk(jwk);
+      if (!/^tenant-[a-z0-9-]+\.jwk$/.test(name) || !key.ok) throw new Error(`the snapshot carries a bad key file ${name}`);
+      const saved = await saveKeyFile(join(this.#d.keysDir, name), key.value, { overwrite: true });
+      if (!saved.ok) throw new Error(saved.error.message);
+    }
+    await makeDirs(this.#d.runDir);
+    const path = join(this.#d.runDir, `incoming-${snapshot.lastIndex}-${randomBytes(4).toString("hex")}.db`);
+    try {
+      await writeFile(path, buffer.subarray(4 + headLength));
+      const source = new DatabaseSync(path, { readOnly: true });
+      try {
+        const applied = (source.prepare("SELECT applied_index FROM replication WHERE id = 1").get() as { applied_index: number } | undefined)?.applied_index ?? 0;
+        if (applied < snapshot.lastIndex) throw new Error(`the snapshot image has applied ${applied}, short of the snapshot's ${snapshot.lastIndex}`);
+        // Page by page into the live file: the engine's and the gateway's connections see the new store.
+        await backup(source, this.#d.storePath);
+      } finally {
+        source.close();
+      }
+      this.#d.db.exec("PRAGMA wal_checkpoint(FULL)");
+    } finally {
+      await rm(path, { force: true });
+    }
+    this.#d.onReplaced();
+  }
+}
