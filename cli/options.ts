@@ -16,7 +16,7 @@ export interface TreeOptions {
   readonly bodyLimit: number;
   readonly help: boolean;
   /** `--voter-id` and `--peers`: a replicated engine's voters (absent: one voter). */
-  readonly cluster?: { readonly voterId: string; readonly voters: readonly PeerAddress[] };
+  readonly cluster?: { readonly voterId: string; readonly voters: readonly PeerAddress[]; readonly listen?: { readonly host: string; readonly port: number } };
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:8787";
@@ -49,6 +49,7 @@ export function parseTreeOptions(args: string[]): TreeOptions {
         "body-limit": { type: "string" },
         "voter-id": { type: "string" },
         peers: { type: "string" },
+        "peer-listen": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -69,7 +70,10 @@ export function parseTreeOptions(args: string[]): TreeOptions {
     if (!parsed.value.some((v) => v.id === voterId)) throw new UsageError(`--voter-id ${voterId} is not one of the --peers (${parsed.value.map((v) => v.id).join(", ")})`);
     if (parsed.value.length % 2 === 0) throw new UsageError(`--peers lists ${parsed.value.length} voters; use an odd number (3 survives the loss of one)`);
     // One voter listed alone is the one-voter engine: no peer port, no log.
-    if (parsed.value.length > 1) cluster = { voterId, voters: parsed.value };
+    const peerListen = values["peer-listen"] === undefined ? undefined : parseListen(values["peer-listen"], "peer-listen", "0.0.0.0:8790");
+    if (parsed.value.length > 1) cluster = { voterId, voters: parsed.value, ...(peerListen ? { listen: peerListen } : {}) };
+  } else if (values["peer-listen"] !== undefined) {
+    throw new UsageError("--peer-listen needs --voter-id and --peers");
   }
   return {
     ...(cluster ? { cluster } : {}),

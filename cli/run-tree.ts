@@ -16,7 +16,7 @@ import { parseTreeOptions, UsageError } from "./options.ts";
 const usage = (edition: Edition) =>
   [
     `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT] [--grpc HOST:PORT] [--body-limit BYTES]`,
-    `       [--voter-id ID --peers ID=DID@HOST:PORT,…]`,
+    `       [--voter-id ID --peers ID=DID@HOST:PORT,… [--peer-listen HOST:PORT]]`,
     "",
     edition === "node"
       ? "Runs the personal node. Today it runs the engine and its generated /v1 API, as `serve` does;\nthe /api routes, the assistant and connectors are added by the personal node's own work."
@@ -32,6 +32,8 @@ const usage = (edition: Edition) =>
     "                      each did:key is that voter's `charter identity --data DIR`, and host:port",
     "                      is its peer address (this voter listens on its own; 8790 by convention).",
     "                      Three voters agree on every write and survive the loss of one.",
+    "  --peer-listen HOST:PORT  where this voter listens for its peers, when that differs from its",
+    "                      address in --peers (behind NAT, a proxy, or to listen on 0.0.0.0)",
     "",
     "Stop it with Ctrl-C or SIGTERM: requests in flight finish, then it exits 0.",
     "",

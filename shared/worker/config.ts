@@ -21,7 +21,12 @@ export interface WorkerConfig {
    * Replicated engine (`--voter-id`, `--peers`): which voter this is and every voter's did:key
    * and peer address (this one's included). Absent: one voter, no peer port.
    */
-  readonly cluster?: { readonly voterId: string; readonly voters: readonly { readonly id: string; readonly did: string; readonly host: string; readonly port: number }[] };
+  readonly cluster?: {
+    readonly voterId: string;
+    readonly voters: readonly { readonly id: string; readonly did: string; readonly host: string; readonly port: number }[];
+    /** Where this voter listens for peers, when not at its own address in `voters` (`--peer-listen`). */
+    readonly listen?: { readonly host: string; readonly port: number };
+  };
 }
 
 const ENV = "CHARTER_WORKER_CONFIG";

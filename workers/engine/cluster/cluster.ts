@@ -26,6 +26,8 @@ import type { StoreMachine } from "./store-machine.ts";
 export interface ClusterConfig {
   readonly voterId: string;
   readonly voters: readonly PeerAddress[];
+  /** Where to listen, when not at this voter's own address in `voters`. */
+  readonly listen?: { readonly host: string; readonly port: number };
 }
 
 export interface ClusterDeps {
@@ -84,7 +86,7 @@ export class ClusterEngine {
     let engine: ClusterEngine | null = null;
     const pending: Message[] = [];
     const transport = await startPeerTransport({
-      self,
+      self: config.listen ? { ...self, host: config.listen.host, port: config.listen.port } : self,
       peers: config.voters.filter((v) => v.id !== self.id),
       key: deps.nodeKey,
       log: deps.log,
