@@ -115,9 +115,9 @@ export class ClusterEngine {
       storage,
       machine: deps.machine,
       links: transport,
-      tickMs: deps.tickMs ?? 50,
-      snapshotEvery: 2000,
-      snapshotKeep: 500,
+      tickMs: deps.tickMs ?? envNumber("CHARTER_RAFT_TICK_MS", 50),
+      snapshotEvery: envNumber("CHARTER_RAFT_SNAPSHOT_EVERY", 2000),
+      snapshotKeep: envNumber("CHARTER_RAFT_SNAPSHOT_KEEP", 500),
       recovering,
       log: deps.log,
       onFatal: deps.onFatal,
@@ -358,6 +358,15 @@ async function lostDisk(config: ClusterConfig, transport: PeerTransport, log: Lo
     }
     await sleep(200 + randomInt(0, 100));
   }
+}
+
+/**
+ * A tuning knob from the environment: `CHARTER_RAFT_TICK_MS` (50), `CHARTER_RAFT_SNAPSHOT_EVERY`
+ * (2000 entries) and `CHARTER_RAFT_SNAPSHOT_KEEP` (500 entries kept behind a snapshot).
+ */
+function envNumber(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
 }
 
 function sleep(ms: number): Promise<void> {
