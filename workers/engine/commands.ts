@@ -57,6 +57,8 @@ export interface BatchOptions {
    * commit throws instead of answering 500 (the engine stops and applies the entry again on restart).
    */
   readonly throwOnFailure?: boolean;
+  /** The connection's synchronous mode outside `memory` batches (a replicated voter's store runs NORMAL). */
+  readonly synchronous?: "FULL" | "NORMAL";
 }
 
 /** A command that passed every check before execution, with where its result goes. */
@@ -358,7 +360,7 @@ export class CommandProcessor {
       for (const r of replays) r.item.resolve({ kind: "problem", problem: pr });
       return false;
     } finally {
-      if (relaxed) db.exec("PRAGMA synchronous = FULL");
+      if (relaxed) db.exec(`PRAGMA synchronous = ${options.synchronous ?? "FULL"}`);
     }
     for (const x of planned) x.item.resolve(answers.get(x) as CommandAnswer);
     for (const r of replays) {

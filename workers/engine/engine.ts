@@ -78,6 +78,8 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   // A replicated engine: writes go through the voters' log (workers/engine/cluster).
   let cluster: ClusterEngine | null = null;
   if (ctx.config.cluster !== undefined) {
+    // Entries are durable in raft.db; the store is synced before the log behind it is compacted.
+    db.exec("PRAGMA synchronous = NORMAL");
     const machine = new StoreMachine({
       db,
       storePath: paths.store,

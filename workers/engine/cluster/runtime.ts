@@ -19,6 +19,8 @@ export interface StateMachine {
   appliedIndex(): number;
   /** Applies one committed entry; entries at or below `appliedIndex()` must be skipped. */
   apply(entry: LogEntry): Promise<void>;
+  /** Makes everything applied so far durable (before the log behind it is dropped). */
+  sync(): void;
   /** A consistent image of the store (which has applied at least every snapshotted entry). */
   makeImage(): Promise<Uint8Array>;
   /** Replaces the store with `image` (received with `snapshot`); durable when it resolves. */
@@ -348,6 +350,12 @@ export class RaftRuntime {
   #maybeCompact(): void {
     const applied = this.#state.applied;
     if (applied - this.#state.snapshot.lastIndex < this.#o.snapshotEvery + this.#o.snapshotKeep) return;
+    try {
+      this.#o.machine.sync();
+    } catch (error) {
+      this.#o.onFatal(error as Error);
+      return;
+    }
     this.#dispatch({ type: "snapshot-taken", index: applied - this.#o.snapshotKeep, data: "" });
   }
 }
