@@ -41,7 +41,8 @@ function entry(v: unknown): { id: string; fields: Json } | null {
   const id = text(v);
   if (id !== null) return { id, fields: {} };
   const o = obj(v);
-  const named = o === null ? null : (text(o.id) ?? text(o.did));
+  // A replicated engine names its voters by a short id and their did; the did is what identifies them.
+  const named = o === null ? null : (text(o.did) ?? text(o.id));
   return o !== null && named !== null ? { id: named, fields: o } : null;
 }
 
@@ -68,7 +69,10 @@ export function clusterFrom(nodeDid: string | null, probe: Probe | null): Cluste
     const lag = num(fields.lag) ?? (single && answering ? 0 : null);
     return { id, self, url: text(fields.url) ?? (self ? (probe?.url ?? null) : null), role: answering || !self ? role : null, lag: answering || !self ? lag : null };
   });
-  const leader = text(consensus?.leader) ?? voters.find((v) => v.role === "leader")?.id ?? null;
+  // The leader as the consensus section names it (a voter id), mapped to that voter's did.
+  const leaderId = text(consensus?.leader);
+  const leaderEntry = list(consensus?.voters).map(obj).find((o) => o !== null && text(o.id) === leaderId);
+  const leader = (leaderEntry ? text(leaderEntry.did) : null) ?? leaderId ?? voters.find((v) => v.role === "leader")?.id ?? null;
   return { voters, leader, term: num(consensus?.term) };
 }
 

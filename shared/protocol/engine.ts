@@ -40,7 +40,7 @@ export interface ConsensusStatus {
   readonly snapshotIndex: number;
   readonly recovering: boolean;
   readonly leaderContactMs: number | null;
-  readonly voters: readonly { id: string; did: string; address: string; connected: boolean; lastContactMs: number | null; match?: number; lag?: number }[];
+  readonly voters: readonly { id: string; did: string; role: string | null; address: string; connected: boolean; lastContactMs: number | null; match?: number; lag?: number }[];
 }
 
 /** A read point: `consistency` strong (linearizable) or local (this voter's state as it is). */

@@ -205,6 +205,7 @@ export class ClusterEngine {
         return {
           id: v.id,
           did: v.did,
+          role: self ? s.role : v.id === s.leader ? "leader" : s.leader !== null ? "follower" : null,
           address: `${v.host}:${v.port}`,
           connected: self || connected.has(v.id),
           lastContactMs: contact === null ? null : Date.now() - contact,
