@@ -93,6 +93,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
         for (const c of channels) c.notify("store-replaced", {});
       },
     });
+    // A voter that cannot take its place (a wrong identity, a peer port in use) will not do better on a restart.
     cluster = await ClusterEngine.start({
       config: ctx.config.cluster,
       nodeKey: nodeKey.value,
@@ -103,6 +104,8 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
         ctx.log.error("the voter cannot go on; restarting it", { error: error.message });
         process.exit(1);
       },
+    }).catch((error: unknown) => {
+      throw new FatalError(`cannot start as voter ${ctx.config.cluster?.voterId}: ${(error as Error).message}`);
     });
   }
   const replicated = cluster;

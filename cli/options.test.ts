@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { generateKeyPair } from "../shared/identity/index.ts";
+import { parseTreeOptions, UsageError } from "./options.ts";
+
+const [a, b, c] = [generateKeyPair().did, generateKeyPair().did, generateKeyPair().did];
+const peers = `a=${a}@127.0.0.1:8790,b=${b}@127.0.0.1:8791,c=${c}@127.0.0.1:8792`;
+
+test("no --peers is one voter", () => {
+  assert.equal(parseTreeOptions([]).cluster, undefined);
+});
+
+test("--voter-id with --peers names three voters, and --peer-listen where this one listens", () => {
+  const o = parseTreeOptions(["--voter-id", "b", "--peers", peers, "--peer-listen", "0.0.0.0:9000"]);
+  assert.equal(o.cluster?.voterId, "b");
+  assert.deepEqual(
+    o.cluster?.voters.map((v) => [v.id, v.did, v.host, v.port]),
+    [
+      ["a", a, "127.0.0.1", 8790],
+      ["b", b, "127.0.0.1", 8791],
+      ["c", c, "127.0.0.1", 8792],
+    ],
+  );
+  assert.deepEqual(o.cluster?.listen, { host: "0.0.0.0", port: 9000 });
+});
+
+test("a single voter listed alone is the one-voter engine", () => {
+  assert.equal(parseTreeOptions(["--voter-id", "a", "--peers", `a=${a}@127.0.0.1:8790`]).cluster, undefined);
+});
+
+test("bad voter configurations are usage errors that say what is wrong", () => {
+  const cases: [string[], RegExp][] = [
+    [["--peers", peers], /--voter-id and --peers go together/],
+    [["--voter-id", "a"], /--voter-id and --peers go together/],
+    [["--voter-id", "d", "--peers", peers], /--voter-id d is not one of the --peers \(a, b, c\)/],
+    [["--voter-id", "a", "--peers", `a=${a}@127.0.0.1:8790,b=${b}@127.0.0.1:8791`], /lists 2 voters; use an odd number/],
+    [["--voter-id", "a", "--peers", `a=${a}@127.0.0.1:8790,b=did:key:nope@127.0.0.1:8791,c=${c}@127.0.0.1:8792`], /--peers entry 2/],
+    [["--voter-id", "a", "--peers", `a=${a}@127.0.0.1:8790,a=${b}@127.0.0.1:8791,c=${c}@127.0.0.1:8792`], /listed twice/],
+    [["--peer-listen", "0.0.0.0:9000"], /--peer-listen needs --voter-id and --peers/],
+    [["--voter-id", "a", "--peers", peers, "--peer-listen", "nowhere"], /--peer-listen expects HOST:PORT/],
+  ];
+  for (const [args, message] of cases) {
+    assert.throws(() => parseTreeOptions(args), (e: unknown) => e instanceof UsageError && message.test(e.message), args.join(" "));
+  }
+});
