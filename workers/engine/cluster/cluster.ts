@@ -55,6 +55,8 @@ type PeerRequest =
   | { readonly kind: "read-index" };
 
 const FORWARD_TIMEOUT_MS = 10_000;
+/** How long the leader waits for a proposed entry to commit before telling the client to retry. */
+const COMMIT_TIMEOUT_MS = 8_000;
 /** How long a request waits for a leader to be elected before answering 503. */
 const LEADER_WAIT_MS = 5_000;
 
@@ -164,8 +166,9 @@ export class ClusterEngine {
           const r = await this.#transport.request(leader, { kind: "read-index" } satisfies PeerRequest, FORWARD_TIMEOUT_MS);
           if (r.ok) {
             const index = (r.value as { index: number }).index;
-            await this.#runtime.waitApplied(index);
-            return { ok: true, index };
+            const caughtUp = await Promise.race([this.#runtime.waitApplied(index).then(() => true), sleep(FORWARD_TIMEOUT_MS).then(() => false)]);
+            if (caughtUp) return { ok: true, index };
+            return { ok: false, problem: problem(503, "behind", `this voter has not caught up with the leader's read point ${index}; read again, or ask for ?consistency=local`) };
           }
         }
       }
@@ -261,12 +264,27 @@ export class ClusterEngine {
     return new Promise((resolve) => {
       const answers: CommandAnswer[] = new Array(commands.length);
       let left = commands.length;
+      let done = false;
+      const finish = (value: CommandAnswer[] | null) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        resolve(value);
+      };
       const resolvers = commands.map((_, i) => (a: CommandAnswer) => {
+        if (done || answers[i] !== undefined) return;
         answers[i] = a;
-        if (--left === 0) resolve(answers);
+        if (--left === 0) finish(answers);
       });
-      void this.#runtime.propose(encodeEntry({ now, node: this.#d.nodeKey.did, commands }), (r) => {
-        if (!r.ok) return resolve(null);
+      // A leader cut off from the others cannot commit; it steps down, and the entry's fate is known
+      // only once this voter hears from the new leader. The client is not kept waiting that long.
+      const timer = setTimeout(() => {
+        const pending = problem(503, "commit-timeout", `the command was not committed within ${COMMIT_TIMEOUT_MS / 1000} s; it may still be: send it again with the same idempotency key`);
+        finish(answers.length === commands.length ? Array.from(answers, (a) => a ?? { kind: "problem", problem: pending }) : commands.map(() => ({ kind: "problem", problem: pending })));
+      }, COMMIT_TIMEOUT_MS);
+      timer.unref();
+      this.#runtime.propose(encodeEntry({ now, node: this.#d.nodeKey.did, commands }), (r) => {
+        if (!r.ok) return finish(null);
         this.#d.machine.wait(r.index, { term: r.term, commands: resolvers });
       });
     });
@@ -278,9 +296,20 @@ export class ClusterEngine {
       if (this.#runtime.isLeader) {
         const result = await new Promise<AdminResult<unknown> | null>((resolve) => {
           const now = (this.#lastNow = Math.max(this.#lastNow, Date.now()));
-          void this.#runtime.propose(encodeEntry({ now, node: this.#d.nodeKey.did, admin: op }), (r) => {
-            if (!r.ok) return resolve(null);
-            this.#d.machine.wait(r.index, { term: r.term, admin: resolve });
+          const timer = setTimeout(() => resolve({ ok: false, error: { code: "commit_timeout", message: `not committed within ${COMMIT_TIMEOUT_MS / 1000} s; it may still be: check before retrying` } }), COMMIT_TIMEOUT_MS);
+          timer.unref();
+          this.#runtime.propose(encodeEntry({ now, node: this.#d.nodeKey.did, admin: op }), (r) => {
+            if (!r.ok) {
+              clearTimeout(timer);
+              return resolve(null);
+            }
+            this.#d.machine.wait(r.index, {
+              term: r.term,
+              admin: (result) => {
+                clearTimeout(timer);
+                resolve(result);
+              },
+            });
           });
         });
         if (result !== null) return result;
