@@ -4,6 +4,7 @@
  * the directory's lock themselves, open and migrate the store, run the same admin operation
  * (workers/engine/admin-ops.ts) and let go. Either way the answer is the same value.
  */
+import { existsSync } from "node:fs";
 import { ChannelError } from "../shared/channel/messages.ts";
 import { connectChannel } from "../shared/channel/socket.ts";
 import { systemClock } from "../shared/clock.ts";
@@ -14,6 +15,7 @@ import { openDatabase } from "../shared/store/open.ts";
 import { dataPaths } from "../shared/worker/config.ts";
 import { DataLock, LockHeldError } from "../supervisor/lock.ts";
 import { adminHandlers } from "../workers/engine/admin-ops.ts";
+import { REPLICATED_ADMIN } from "../workers/engine/cluster/entry.ts";
 
 type Response<K extends AdminRequestType> = AdminRequests[K]["response"];
 
@@ -61,6 +63,11 @@ async function throughNode<K extends AdminRequestType>(socket: string, pid: numb
 
 async function offline<K extends AdminRequestType>(dataDir: string, type: K, body: AdminRequests[K]["request"]): Promise<Response<K>> {
   const paths = dataPaths(dataDir);
+  // A voter's store changes only through the replicated log: a change made here would exist on
+  // this voter alone. Reading is fine.
+  if (REPLICATED_ADMIN.has(type) && existsSync(paths.raft)) {
+    return failure("voter_offline", `${dataDir} is a voter of a replicated engine (it has raft.db): start it (charter serve … --peers …) and run the command again, so the change goes through the voters' log`);
+  }
   let db;
   try {
     db = openDatabase(paths.store, { check: assertNotNewer });
