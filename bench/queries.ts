@@ -222,7 +222,8 @@ try {
 
   // 3. full-text search.
   if (runs("search")) {
-  const fts = quote(ftsTable(schema, "Doc", "by_body"));
+  // The tenant's own FTS5 table (BM25 statistics per tenant), as the query reads it.
+  const fts = quote(ftsTable(schema, "Doc", "by_body", "acme"));
   const ids = quote(ftsIds(schema, "Doc", "by_body"));
   const hand3 = reader.prepare(
     `SELECT m.subject AS subject, -bm25(${fts}) AS score FROM ${fts} JOIN ${ids} AS m ON m.id = ${fts}.rowid JOIN ${quote(tableName(schema, "Doc"))} AS d ON d.tenant = m.tenant AND d.subject = m.subject ` +

@@ -1,8 +1,10 @@
 /**
  * @module The read-side storage a contract's declared indexes and queries need (design §4), named
- * here for the engine that keeps it and every reader that uses it: per `fulltext` index an FTS5
- * table (`<state table>__fts_<index>`, one column per indexed field) and a subject map giving each
- * (tenant, subject) a stable rowid in it; per declared query over an aggregate of the contract, the
+ * here for the engine that keeps it and every reader that uses it: per `fulltext` index and tenant
+ * an FTS5 table (`<state table>__fts_<index>__t_<tenant>`, one column per indexed field, created on
+ * the tenant's first write, so BM25's statistics — document count, average length, how many
+ * documents hold a term — are the tenant's own) and one subject map per index giving each
+ * (tenant, subject) a stable rowid; per declared query over an aggregate of the contract, the
  * composite index its leading equality filters and sort need; per `Ref` field that a `traverse` or
  * `shortest` follows, an index on it. Vector indexes need no table: vectors are the state table's
  * float32 BLOB column; an index on `(tenant, seq)` lets the gateway's in-memory copy read only the
@@ -26,10 +28,24 @@ export function indexesOf(schema: Schema, aggregate: string): readonly SchemaInd
   return (schema.aggregates[aggregate]?.indexes ?? []) as readonly SchemaIndex[];
 }
 
-/** The FTS5 table of a fulltext index. */
-export const ftsTable = (schema: Schema, aggregate: string, index: string) => `${tableName(schema, aggregate)}__fts_${index}`;
-/** The (tenant, subject) → rowid map of that FTS5 table. */
-export const ftsIds = (schema: Schema, aggregate: string, index: string) => `${ftsTable(schema, aggregate, index)}__ids`;
+/** A tenant as part of a table name: the handle itself (`[a-z0-9-]`), else `_` and a digest of it. */
+const tenantPart = (tenant: string) => (/^[a-z0-9-]{1,63}$/.test(tenant) ? tenant : `_${createHash("sha256").update(tenant).digest("hex").slice(0, 16)}`);
+
+/** The FTS5 table of a fulltext index for one tenant (it exists once the tenant has written a record). */
+export const ftsTable = (schema: Schema, aggregate: string, index: string, tenant: string) => `${tableName(schema, aggregate)}__fts_${index}__t_${tenantPart(tenant)}`;
+/**
+ * The FTS5 table that stores before per-tenant tables held every tenant's rows of a fulltext index
+ * (shared statistics). Never created now; a tenant's rows move out of it on its first write.
+ */
+export const sharedFtsTable = (schema: Schema, aggregate: string, index: string) => `${tableName(schema, aggregate)}__fts_${index}`;
+/** The (tenant, subject) → rowid map of a fulltext index (all tenants). */
+export const ftsIds = (schema: Schema, aggregate: string, index: string) => `${sharedFtsTable(schema, aggregate, index)}__ids`;
+
+/** The SQL creating the tenant's FTS5 table of fulltext index `ix` (idempotent). */
+export function ftsTableDdl(schema: Schema, aggregate: string, ix: SchemaIndex, tenant: string): string {
+  const cols = ix.fields.map((f) => quote(columnName(f))).join(", ");
+  return `CREATE VIRTUAL TABLE IF NOT EXISTS ${quote(ftsTable(schema, aggregate, ix.name, tenant))} USING fts5(${cols}, tokenize = 'unicode61 remove_diacritics 2')`;
+}
 
 /** The SQL that creates the read-side tables and indexes of `schema` (idempotent). */
 export function readIndexDdl(schema: Schema): string[] {
@@ -41,8 +57,7 @@ export function readIndexDdl(schema: Schema): string[] {
     }
     for (const ix of indexesOf(schema, aggregate)) {
       if (ix.kind !== "fulltext") continue;
-      const cols = ix.fields.map((f) => quote(columnName(f))).join(", ");
-      out.push(`CREATE VIRTUAL TABLE IF NOT EXISTS ${quote(ftsTable(schema, aggregate, ix.name))} USING fts5(${cols}, tokenize = 'unicode61 remove_diacritics 2')`);
+      // The FTS5 tables themselves are per tenant, created on the tenant's first write.
       out.push(`CREATE TABLE IF NOT EXISTS ${quote(ftsIds(schema, aggregate, ix.name))} (id INTEGER PRIMARY KEY, tenant TEXT NOT NULL, subject TEXT NOT NULL, UNIQUE (tenant, subject))`);
     }
   }

@@ -2,43 +2,57 @@
  * @module Keeping the read-side storage of shared/store/read-indexes.ts in step with the state:
  * derived at install (in the install's transaction), and every state write of an aggregate with
  * `fulltext` indexes rewrites the subject's FTS5 rows in the same transaction as the state row, so
- * a search never sees text the state no longer holds. An upgrade that moves a tenant's records to a
- * new version's tables removes them from the old version's FTS5 tables too.
+ * a search never sees text the state no longer holds. Each tenant has its own FTS5 table per index
+ * (BM25's statistics are the tenant's), created in the transaction of the tenant's first write; a
+ * store written before per-tenant tables keeps every tenant's rows in one shared table, and the
+ * tenant's rows move out of it then. An upgrade that moves a tenant's records to a new version's
+ * tables removes them from the old version's FTS5 tables too.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Schema } from "../../contracts/schema.ts";
 import { columnName, quote } from "../../shared/store/columns.ts";
-import { ftsIds, ftsTable, indexesOf, readIndexDdl } from "../../shared/store/read-indexes.ts";
+import { ftsIds, ftsTable, ftsTableDdl, indexesOf, readIndexDdl, type SchemaIndex, sharedFtsTable } from "../../shared/store/read-indexes.ts";
 
-/** Creates the FTS5 tables and query indexes of `schema` if they do not exist yet. */
+/** Creates the subject maps and query indexes of `schema` if they do not exist yet. */
 export function deriveReadIndexes(db: DatabaseSync, schema: Schema): void {
   for (const sql of readIndexDdl(schema)) db.exec(sql);
 }
 
-interface FtsStatements {
-  readonly fields: readonly string[];
-  readonly id: StatementSync;
+/** Whether `db` has a table (or virtual table) named `name`. */
+export function tableExists(db: DatabaseSync, name: string): boolean {
+  return db.prepare("SELECT 1 FROM pragma_table_list(?)").get(name) !== undefined;
+}
+
+interface TenantFts {
   readonly remove: StatementSync;
   readonly insert: StatementSync;
 }
 
+interface FtsIndex {
+  readonly index: SchemaIndex;
+  readonly id: StatementSync;
+  /** Per tenant, once its table is known to exist. */
+  readonly tenants: Map<string, TenantFts>;
+}
+
 /** The FTS5 upkeep of one aggregate (nothing to do when it has no fulltext index). */
 export class FulltextWriter {
-  readonly #indexes: FtsStatements[];
+  readonly #db: DatabaseSync;
+  readonly #schema: Schema;
+  readonly #aggregate: string;
+  readonly #indexes: FtsIndex[];
 
   constructor(db: DatabaseSync, schema: Schema, aggregate: string) {
+    this.#db = db;
+    this.#schema = schema;
+    this.#aggregate = aggregate;
     this.#indexes = indexesOf(schema, aggregate)
       .filter((ix) => ix.kind === "fulltext")
-      .map((ix) => {
-        const fts = quote(ftsTable(schema, aggregate, ix.name));
-        const cols = ix.fields.map((f) => quote(columnName(f)));
-        return {
-          fields: ix.fields,
-          id: db.prepare(`INSERT INTO ${quote(ftsIds(schema, aggregate, ix.name))} (tenant, subject) VALUES (?, ?) ON CONFLICT (tenant, subject) DO UPDATE SET tenant = excluded.tenant RETURNING id`),
-          remove: db.prepare(`DELETE FROM ${fts} WHERE rowid = ?`),
-          insert: db.prepare(`INSERT INTO ${fts} (rowid, ${cols.join(", ")}) VALUES (?, ${cols.map(() => "?").join(", ")})`),
-        };
-      });
+      .map((index) => ({
+        index,
+        id: db.prepare(`INSERT INTO ${quote(ftsIds(schema, aggregate, index.name))} (tenant, subject) VALUES (?, ?) ON CONFLICT (tenant, subject) DO UPDATE SET tenant = excluded.tenant RETURNING id`),
+        tenants: new Map(),
+      }));
   }
 
   /** Whether the aggregate has anything to keep. */
@@ -46,14 +60,54 @@ export class FulltextWriter {
     return this.#indexes.length === 0;
   }
 
+  /** The tenant's FTS5 table of `ix`, created (with its rows moved from a shared table) if need be. */
+  #tenant(ix: FtsIndex, tenant: string): TenantFts {
+    let t = ix.tenants.get(tenant);
+    if (t !== undefined) return t;
+    const db = this.#db;
+    const name = ftsTable(this.#schema, this.#aggregate, ix.index.name, tenant);
+    if (!tableExists(db, name)) {
+      db.exec(ftsTableDdl(this.#schema, this.#aggregate, ix.index, tenant));
+      moveFromShared(db, this.#schema, this.#aggregate, ix.index, tenant);
+    }
+    const cols = ix.index.fields.map((f) => quote(columnName(f)));
+    t = {
+      remove: db.prepare(`DELETE FROM ${quote(name)} WHERE rowid = ?`),
+      insert: db.prepare(`INSERT INTO ${quote(name)} (rowid, ${cols.join(", ")}) VALUES (?, ${cols.map(() => "?").join(", ")})`),
+    };
+    ix.tenants.set(tenant, t);
+    return t;
+  }
+
   /** Replaces the subject's indexed text by `state`'s. */
   write(tenant: string, subject: string, state: Record<string, unknown>): void {
     for (const ix of this.#indexes) {
       const { id } = ix.id.get(tenant, subject) as { id: number | bigint };
-      ix.remove.run(id);
-      ix.insert.run(id, ...ix.fields.map((f) => String(state[f] ?? "")));
+      const text = ix.index.fields.map((f) => String(state[f] ?? ""));
+      try {
+        const t = this.#tenant(ix, tenant);
+        t.remove.run(id);
+        t.insert.run(id, ...text);
+      } catch (error) {
+        // A transaction that created the table was rolled back since: create it again.
+        if (!/no such table/.test((error as Error).message)) throw error;
+        ix.tenants.delete(tenant);
+        const t = this.#tenant(ix, tenant);
+        t.remove.run(id);
+        t.insert.run(id, ...text);
+      }
     }
   }
+}
+
+/** Moves the tenant's rows of a store's shared FTS5 table (written before per-tenant tables) into its own. */
+function moveFromShared(db: DatabaseSync, schema: Schema, aggregate: string, ix: SchemaIndex, tenant: string): void {
+  const shared = sharedFtsTable(schema, aggregate, ix.name);
+  if (!tableExists(db, shared)) return;
+  const cols = ix.fields.map((f) => quote(columnName(f))).join(", ");
+  const rows = `SELECT id FROM ${quote(ftsIds(schema, aggregate, ix.name))} WHERE tenant = ?`;
+  db.prepare(`INSERT INTO ${quote(ftsTable(schema, aggregate, ix.name, tenant))} (rowid, ${cols}) SELECT rowid, ${cols} FROM ${quote(shared)} WHERE rowid IN (${rows})`).run(tenant);
+  db.prepare(`DELETE FROM ${quote(shared)} WHERE rowid IN (${rows})`).run(tenant);
 }
 
 /** Removes every FTS5 row of `tenant` from `schema`'s `aggregate` (its records moved elsewhere). */
@@ -61,7 +115,11 @@ export function dropTenantFulltext(db: DatabaseSync, schema: Schema, aggregate: 
   for (const ix of indexesOf(schema, aggregate)) {
     if (ix.kind !== "fulltext") continue;
     const ids = quote(ftsIds(schema, aggregate, ix.name));
-    db.prepare(`DELETE FROM ${quote(ftsTable(schema, aggregate, ix.name))} WHERE rowid IN (SELECT id FROM ${ids} WHERE tenant = ?)`).run(tenant);
+    // The table stays (empty): a reader may hold a statement naming it.
+    const own = ftsTable(schema, aggregate, ix.name, tenant);
+    if (tableExists(db, own)) db.exec(`DELETE FROM ${quote(own)}`);
+    const shared = sharedFtsTable(schema, aggregate, ix.name);
+    if (tableExists(db, shared)) db.prepare(`DELETE FROM ${quote(shared)} WHERE rowid IN (SELECT id FROM ${ids} WHERE tenant = ?)`).run(tenant);
     db.prepare(`DELETE FROM ${ids} WHERE tenant = ?`).run(tenant);
   }
 }

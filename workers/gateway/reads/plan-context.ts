@@ -17,6 +17,8 @@ export interface PlanContext {
    * bound as `:nn_subjects` (a JSON array) and their distances from NEAREST_FUNCTION.
    */
   readonly nearestCandidates: boolean;
+  /** The FTS5 table a `search` reads for the tenant (see FulltextTables). */
+  readonly fulltext: FulltextTables;
   /** The expression scope over the current level's columns. */
   scope(): ExprScope;
   /** A take/drop/depth count's placeholder. */
@@ -26,6 +28,13 @@ export interface PlanContext {
   /** A fresh alias `prefixN`. */
   alias(prefix: string): string;
 }
+
+/**
+ * The FTS5 table of a source's fulltext index for the tenant the query runs for: its own table
+ * (`shared` false), the store's shared table of every tenant (`shared` true: a store written before
+ * per-tenant tables, filtered by tenant), or null when the tenant has no row in that index yet.
+ */
+export type FulltextTables = (source: SourceTable, index: string) => { readonly table: string; readonly shared: boolean } | null;
 
 /** Compiles one stage kind into the context's level. */
 export type StageCompiler<K extends Stage["kind"]> = (ctx: PlanContext, stage: Extract<Stage, { kind: K }>) => void;

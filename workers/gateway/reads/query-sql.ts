@@ -19,7 +19,7 @@ import type { Column, CountExpr, QuerySource, Stage } from "../../../contracts/a
 import type { Schema } from "../../../contracts/schema.ts";
 import { compileSearch, compileNearest } from "./rank-stages.ts";
 import { compileShortest, compileTraverse } from "./graph-stages.ts";
-import type { PlanContext, StageCompiler } from "./plan-context.ts";
+import type { FulltextTables, PlanContext, StageCompiler } from "./plan-context.ts";
 import { closed, dedupe, selectSql, subquery } from "./query-level.ts";
 import type { ParamDecl } from "./query-params.ts";
 import { type SourceResolver, type SourceTable, sourceLevel } from "./query-sources.ts";
@@ -107,8 +107,13 @@ function compileStage<K extends Stage["kind"]>(ctx: PlanContext, stage: Extract<
  * Compiles query `plan` of `schema` (installed as `artifact`); `resolve` answers its dotted sources
  * for the tenant. Throws UnsupportedQuery for what cannot be served (an uninstalled source).
  * `nearestCandidates`: the variant whose `nearest` reads candidates ranked in memory (run-query.ts).
+ * `fulltext`: the tenant's FTS5 tables, for `search` (without it a search is not served).
  */
-export function compileQuery(schema: Schema, plan: QueryPlan, options: { artifact?: string; resolve?: SourceResolver; nearestCandidates?: boolean } = {}): CompiledQuery {
+export function compileQuery(
+  schema: Schema,
+  plan: QueryPlan,
+  options: { artifact?: string; resolve?: SourceResolver; nearestCandidates?: boolean; fulltext?: FulltextTables } = {},
+): CompiledQuery {
   const literals: Record<string, SQLInputValue> = {};
   const params = new Set<string>();
   const counts = new Set<string>();
@@ -147,6 +152,11 @@ export function compileQuery(schema: Schema, plan: QueryPlan, options: { artifac
     sources,
     asof,
     nearestCandidates: options.nearestCandidates ?? false,
+    fulltext:
+      options.fulltext ??
+      (() => {
+        throw new UnsupportedQuery("search, planned without the tenant's full-text tables");
+      }),
     scope: () => scopeOf(ctx),
     count(c: CountExpr) {
       if (c.kind === "IntLit") return literalOnly(BigInt(c.value));

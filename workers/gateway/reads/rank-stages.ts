@@ -1,12 +1,12 @@
 /**
  * @module `search` and `nearest` (reference §6). `search TEXT in F, …` joins the rows with the
- * matches of the source's FTS5 table (read-indexes.ts) for the tenant, adds `score` (the negated
- * BM25 rank, so higher is better) and orders best first. `nearest F to V take K` computes the exact
+ * matches of the tenant's FTS5 table of the source's index (read-indexes.ts; BM25's statistics are
+ * the tenant's own), adds `score` (the negated BM25 rank, so higher is better) and orders best first. `nearest F to V take K` computes the exact
  * distance under the index's declared metric for every row with a vector, adds `distance` and
  * keeps the K nearest (ties by the order so far). Over a union each source uses its own index.
  */
 import { columnName, quote } from "../../../shared/store/columns.ts";
-import { ftsIds, ftsTable, indexesOf } from "../../../shared/store/read-indexes.ts";
+import { ftsIds, indexesOf } from "../../../shared/store/read-indexes.ts";
 import type { StageCompiler } from "./plan-context.ts";
 import { closed, dedupe } from "./query-level.ts";
 import { DISTANCE_FUNCTION, FTS_FUNCTION, NEAREST_FUNCTION } from "./read-functions.ts";
@@ -22,10 +22,13 @@ export const compileSearch: StageCompiler<"Search"> = (ctx, stage) => {
   const matches = ctx.sources.map((src, i) => {
     const ix = indexesOf(src.schema, src.aggregate).find((x) => x.kind === "fulltext" && names.every((n) => x.fields.includes(n)));
     if (ix === undefined) throw new UnsupportedQuery(`a search over ${src.aggregate} without a fulltext index on ${names.join(", ")}`);
-    const fts = quote(ftsTable(src.schema, src.aggregate, ix.name));
+    const found = ctx.fulltext(src, ix.name);
+    // The tenant has written no record of this aggregate yet: nothing matches.
+    if (found === null) return `SELECT ${i} AS src, NULL AS subject, NULL AS score WHERE 0`;
+    const fts = quote(found.table);
     const ids = quote(ftsIds(src.schema, src.aggregate, ix.name));
     const cols = scope.literal(names.map(columnName).join(" "));
-    return `SELECT ${i} AS src, m.subject AS subject, -bm25(${fts}) AS score FROM ${fts} JOIN ${ids} AS m ON m.id = ${fts}.rowid WHERE ${fts} MATCH ${FTS_FUNCTION}(${text}, ${cols}) AND m.tenant = :tenant`;
+    return `SELECT ${i} AS src, m.subject AS subject, -bm25(${fts}) AS score FROM ${fts} JOIN ${ids} AS m ON m.id = ${fts}.rowid WHERE ${fts} MATCH ${FTS_FUNCTION}(${text}, ${cols})${found.shared ? " AND m.tenant = :tenant" : ""}`;
   });
   const level = ctx.level;
   const s = quote(ctx.alias("s"));

@@ -4,23 +4,28 @@
  * cached per artifact, query and the artifacts of its other sources), and runs the one statement
  * in one read transaction, so the rows come from one consistent snapshot. Used by the `/v1` query
  * route and by the other API surfaces (GraphQL, gRPC). Mistakes the caller made come back as values.
+ *
+ * The per-call path is kept short, since a paged query takes tens of microseconds in SQLite: a
+ * query over its own contract's aggregates keeps its prepared statement with its plan (the same
+ * for every tenant), binds numbered placeholders from an array, reads rows as arrays with integers
+ * as numbers (again with bigints only when an Int does not fit ±2^53) and converts only the columns
+ * whose values need it.
  */
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import type { CountExpr, Stage, Type } from "../../../contracts/ast.ts";
 import type { Schema } from "../../../contracts/schema.ts";
-import { fromColumn } from "../../../shared/store/columns.ts";
-import { QueryArithmeticError } from "./int-functions.ts";
-import { checkParams, type ParamProblem } from "./query-params.ts";
-import { bindings, type CompiledQuery, compileQuery, queryPlan, type QueryPlan, sourceNames } from "./query-sql.ts";
 import { sourceAggregate, splitSource } from "../../../shared/store/collections.ts";
+import { fromColumn, tableName } from "../../../shared/store/columns.ts";
+import { ftsTable, indexesOf, sharedFtsTable } from "../../../shared/store/read-indexes.ts";
+import { QueryArithmeticError } from "./int-functions.ts";
+import type { FulltextTables } from "./plan-context.ts";
+import { checkParams, type ParamProblem } from "./query-params.ts";
+import { type CompiledQuery, compileQuery, queryPlan, type QueryPlan, sourceNames } from "./query-sql.ts";
 import type { SourceTable } from "./query-sources.ts";
 import { NEAREST_FUNCTION, registerReadFunctions } from "./read-functions.ts";
 import { UnsupportedQuery } from "./sql-expr.ts";
 import { VectorCache, vectorCacheLimitMb } from "./vector-cache.ts";
 import { floats, type Metric } from "./vector-distance.ts";
-import type { SQLInputValue } from "node:sqlite";
-import type { CountExpr, Stage } from "../../../contracts/ast.ts";
-import { tableName } from "../../../shared/store/columns.ts";
-import { indexesOf } from "../../../shared/store/read-indexes.ts";
 
 /** A query whose `nearest` can rank in memory (queries.md "Nearest in memory"). */
 interface NearestPath {
@@ -65,17 +70,138 @@ export type QueryOutcome =
 const MAX_COMPILED = 512;
 const MAX_STATEMENTS = 512;
 
+/** A column's value as read with integers as numbers → its answer value; null: the value itself. */
+type Convert = ((value: unknown) => unknown) | null;
+
+function converter(type: Type): Convert {
+  switch (type.kind) {
+    case "Bool":
+    case "List":
+    case "Vector":
+      return (value) => fromColumn(type, value);
+    default:
+      // Text, Date, Enum, Identity, Ref and Float as they are; an Int read as a number is within ±2^53.
+      return null;
+  }
+}
+
+/**
+ * A compiled statement ready to run: read with integers as numbers and rows as arrays (the cheap
+ * way), falling back to bigints only when a value does not fit a double's integers.
+ */
+class Ready {
+  readonly compiled: CompiledQuery;
+  readonly #numbers: StatementSync;
+  readonly #db: DatabaseSync;
+  #bigints: StatementSync | null = null;
+  readonly #names: readonly string[];
+  readonly #converts: readonly Convert[];
+  readonly #sql: string;
+
+  /** The statement's placeholders in the order of their numbers (`?1`, `?2`, …). */
+  readonly #slots: readonly string[];
+
+  constructor(db: DatabaseSync, compiled: CompiledQuery) {
+    this.#db = db;
+    this.compiled = compiled;
+    // Numbered placeholders bind from an array, which costs less than looking up each name.
+    const slots: string[] = [];
+    this.#sql = compiled.sql.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => {
+      let i = slots.indexOf(name);
+      if (i < 0) i = slots.push(name) - 1;
+      return `?${i + 1}`;
+    });
+    this.#slots = slots;
+    this.#numbers = db.prepare(this.#sql);
+    this.#numbers.setReturnArrays(true);
+    this.#names = compiled.columns.map((c) => c.name);
+    this.#converts = compiled.columns.map((c) => converter(c.type));
+  }
+
+  /** The values to bind, in placeholder order: the statement's literals, the tenant, the checked parameters and `extra`. */
+  #args(tenant: string, values: ReadonlyMap<string, SQLInputValue>, extra?: Readonly<Record<string, SQLInputValue>>): SQLInputValue[] {
+    const slots = this.#slots;
+    const literals = this.compiled.literals;
+    const args: SQLInputValue[] = new Array(slots.length);
+    for (let i = 0; i < slots.length; i++) {
+      const name = slots[i] as string;
+      let value: SQLInputValue | undefined;
+      if (name === "tenant") value = tenant;
+      else if (name.startsWith("p_")) value = values.get(name.slice(2));
+      else value = Object.hasOwn(literals, name) ? literals[name] : extra?.[name];
+      if (value === undefined) throw new Error(`no value for :${name}`);
+      args[i] = value;
+    }
+    return args;
+  }
+
+  /** The answer rows for `tenant` and the checked parameter values (and `extra` named values). */
+  rows(tenant: string, values: ReadonlyMap<string, SQLInputValue>, extra?: Readonly<Record<string, SQLInputValue>>): Record<string, unknown>[] {
+    const args = this.#args(tenant, values, extra);
+    let rows: unknown[][];
+    try {
+      rows = this.#numbers.all(...args) as unknown as unknown[][];
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ERR_OUT_OF_RANGE") throw error;
+      return this.#wide(args);
+    }
+    const names = this.#names;
+    const converts = this.#converts;
+    const n = names.length;
+    const out: Record<string, unknown>[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as unknown[];
+      const answer: Record<string, unknown> = {};
+      for (let j = 0; j < n; j++) {
+        const convert = converts[j];
+        answer[names[j] as string] = convert === null || convert === undefined ? (row[j] ?? null) : convert(row[j]);
+      }
+      out[i] = answer;
+    }
+    return out;
+  }
+
+  /** The rows read with 64-bit integers (an Int beyond ±2^53 is answered as a decimal string). */
+  #wide(args: readonly SQLInputValue[]): Record<string, unknown>[] {
+    if (this.#bigints === null) {
+      this.#bigints = this.#db.prepare(this.#sql);
+      this.#bigints.setReadBigInts(true);
+      this.#bigints.setReturnArrays(true);
+    }
+    const columns = this.compiled.columns;
+    return (this.#bigints.all(...args) as unknown as unknown[][]).map((row) => {
+      const answer: Record<string, unknown> = {};
+      columns.forEach((col, j) => (answer[col.name] = fromColumn(col.type, row[j])));
+      return answer;
+    });
+  }
+}
+
+/** What a query of one artifact needs on every run, whatever the tenant and parameters. */
+interface Entry {
+  readonly plan: QueryPlan;
+  /** Every source is an aggregate of the query's own contract and no `search` reads a tenant's FTS5 table: the statement is the same for every tenant. */
+  readonly own: boolean;
+  readonly path: NearestPath | null;
+  /** For `own` queries: the statement, or why it cannot be served. */
+  ready: Ready | UnsupportedQuery | null;
+}
+
 /** Plans and statements of one connection. */
 export class QueryRunner {
   readonly #db: DatabaseSync;
   readonly #compiled = new Map<string, CompiledQuery | UnsupportedQuery>();
-  readonly #statements = new Map<string, StatementSync>();
+  readonly #statements = new Map<string, Ready>();
   readonly #schemas = new Map<string, Schema>();
-  readonly #paths = new WeakMap<QueryPlan, NearestPath | null>();
+  /** Per schema (held as long as its schema is), per artifact and query name. */
+  readonly #entries = new WeakMap<Schema, Map<string, Entry>>();
   /** Vector caches by table and field. */
   readonly #vectors = new Map<string, VectorCache>();
   /** Per tenant and (namespace, aggregate, field): the cache key it last read, to drop what it left. */
   readonly #reading = new Map<string, string>();
+  readonly #plain = new Map<string, StatementSync>();
+  /** Tables seen to exist (per-tenant FTS5 tables appear as tenants write). */
+  readonly #tables = new Set<string>();
   /** The candidates of the statement being run: subject → distance. */
   #candidates = new Map<string, number>();
 
@@ -85,10 +211,20 @@ export class QueryRunner {
     db.function(NEAREST_FUNCTION, { deterministic: false, directOnly: true }, (subject) => (typeof subject === "string" ? (this.#candidates.get(subject) ?? null) : null));
   }
 
-  #nearestPath(schema: Schema, plan: QueryPlan): NearestPath | null {
-    let path = this.#paths.get(plan);
-    if (path === undefined) this.#paths.set(plan, (path = nearestPath(schema, plan)));
-    return path;
+  #entry(schema: Schema, name: string, artifact: string): Entry | undefined {
+    let entries = this.#entries.get(schema);
+    if (entries === undefined) this.#entries.set(schema, (entries = new Map()));
+    const key = `${artifact}\u0000${name}`;
+    let entry = entries.get(key);
+    if (entry === undefined) {
+      const plan = queryPlan(schema, name);
+      if (plan === undefined) return undefined;
+      // A search reads the tenant's own FTS5 tables, so its statement is the tenant's.
+      const own = sourceNames(plan).every((s) => Object.hasOwn(schema.aggregates, s)) && !plan.stages.some((s) => s.kind === "Search");
+      entry = { plan, own, path: nearestPath(schema, plan), ready: null };
+      entries.set(key, entry);
+    }
+    return entry;
   }
 
   /** The cache of the path's (table, field) for `tenant`, dropping the tenant from a table it left. */
@@ -118,7 +254,7 @@ export class QueryRunner {
 
   /** The active artifact of `namespace` for `tenant` and its schema, or null. */
   #active(tenant: string, namespace: string): { artifact: string; schema: Schema } | null {
-    const row = this.#prepare("SELECT i.artifact AS artifact, a.schema AS schema FROM installs i JOIN artifacts a ON a.id = i.artifact WHERE i.tenant = ? AND i.namespace = ? AND i.status = 'active'", false).get(tenant, namespace) as
+    const row = this.#ready("SELECT i.artifact AS artifact, a.schema AS schema FROM installs i JOIN artifacts a ON a.id = i.artifact WHERE i.tenant = ? AND i.namespace = ? AND i.status = 'active'").get(tenant, namespace) as
       | { artifact: string; schema: string }
       | undefined;
     if (row === undefined) return null;
@@ -138,50 +274,107 @@ export class QueryRunner {
     return active === null || aggregate === null ? null : { artifact: active.artifact, schema: active.schema, aggregate };
   }
 
-  #prepare(sql: string, bigints: boolean): StatementSync {
-    let s = this.#statements.get(sql);
-    if (s === undefined) {
+  /** A plain statement of the runner's own (its rows as objects, integers as numbers). */
+  #ready(sql: string): StatementSync {
+    let s = this.#plain.get(sql);
+    if (s === undefined) this.#plain.set(sql, (s = this.#db.prepare(sql)));
+    return s;
+  }
+
+  /** The statement of `compiled`, prepared once per connection. */
+  #prepare(compiled: CompiledQuery): Ready {
+    let s = this.#statements.get(compiled.sql);
+    if (s === undefined || s.compiled !== compiled) {
       if (this.#statements.size >= MAX_STATEMENTS) this.#statements.clear();
-      s = this.#db.prepare(sql);
-      s.setReadBigInts(bigints);
-      this.#statements.set(sql, s);
+      s = new Ready(this.#db, compiled);
+      this.#statements.set(compiled.sql, s);
     }
     return s;
   }
 
+  /** Whether the store has the table `name` (known once seen: tables read here are never dropped). */
+  #exists(name: string): boolean {
+    if (this.#tables.has(name)) return true;
+    if (this.#ready("SELECT 1 FROM pragma_table_list(?)").get(name) === undefined) return false;
+    this.#tables.add(name);
+    return true;
+  }
+
+  /** The FTS5 tables a search of `tenant` reads (plan-context.ts FulltextTables), as the store has them now. */
+  #fulltext(tenant: string): FulltextTables {
+    return (src, index) => {
+      const own = ftsTable(src.schema, src.aggregate, index, tenant);
+      if (this.#exists(own)) return { table: own, shared: false };
+      const shared = sharedFtsTable(src.schema, src.aggregate, index);
+      return this.#exists(shared) ? { table: shared, shared: true } : null;
+    };
+  }
+
   #plan(schema: Schema, artifact: string, name: string, plan: QueryPlan, tenant: string, nearestCandidates = false): CompiledQuery | UnsupportedQuery {
-    const others = sourceNames(plan).filter((s) => !Object.hasOwn(schema.aggregates, s));
+    const names = sourceNames(plan);
+    const others = names.filter((s) => !Object.hasOwn(schema.aggregates, s));
     const resolved = new Map(others.map((s) => [s, this.resolve(tenant, s)]));
-    const key = [artifact || schema.source.sha256, name, nearestCandidates ? "nn" : "", ...others.map((s) => resolved.get(s)?.artifact ?? "-")].join("\u0000");
-    let compiled = this.#compiled.get(key);
+    const key = [artifact || schema.source.sha256, name, nearestCandidates ? "nn" : "", ...others.map((s) => resolved.get(s)?.artifact ?? "-")];
+    // A search reads the tenant's own FTS5 tables: which exist is part of the statement.
+    const fulltext = this.#fulltext(tenant);
+    if (plan.stages.some((s) => s.kind === "Search")) {
+      for (const n of names) {
+        const src: SourceTable | null = Object.hasOwn(schema.aggregates, n) ? { artifact, schema, aggregate: n } : (resolved.get(n) ?? null);
+        if (src === null) continue;
+        for (const ix of indexesOf(src.schema, src.aggregate)) if (ix.kind === "fulltext") key.push(fulltext(src, ix.name)?.table ?? "-");
+      }
+    }
+    const cacheKey = key.join("\u0000");
+    let compiled = this.#compiled.get(cacheKey);
     if (compiled === undefined) {
       try {
-        compiled = compileQuery(schema, plan, { artifact, resolve: (s) => resolved.get(s) ?? null, nearestCandidates });
+        compiled = compileQuery(schema, plan, { artifact, resolve: (s) => resolved.get(s) ?? null, nearestCandidates, fulltext });
       } catch (error) {
         if (!(error instanceof UnsupportedQuery)) throw error;
         compiled = error;
       }
       if (this.#compiled.size >= MAX_COMPILED) this.#compiled.clear();
-      this.#compiled.set(key, compiled);
+      this.#compiled.set(cacheKey, compiled);
     }
     return compiled;
   }
 
+  /** The statement of an `own` query (the same for every tenant), compiled on first use. */
+  #own(entry: Entry, schema: Schema, artifact: string, name: string, tenant: string): Ready | UnsupportedQuery {
+    if (entry.ready === null) {
+      const compiled = this.#plan(schema, artifact, name, entry.plan, tenant);
+      entry.ready = compiled instanceof UnsupportedQuery ? compiled : new Ready(this.#db, compiled);
+    }
+    return entry.ready;
+  }
+
   /** Runs query `name` of `schema` (installed as `artifact`) for `tenant` with `params` (the body's `params`). */
   run(schema: Schema, name: string, tenant: string, params: unknown, artifact = ""): QueryOutcome {
-    const plan = queryPlan(schema, name);
-    if (plan === undefined) return { ok: false, code: "not-found", message: `${schema.namespace} has no query '${name}'` };
-    // One statement is one snapshot; a query over other contracts also reads which artifact is
-    // active for them first, so that and the statement share a read transaction.
-    const path = vectorCacheLimitMb() > 0 ? this.#nearestPath(schema, plan) : null;
-    const inside = this.#db.isTransaction || (path === null && sourceNames(plan).every((s) => Object.hasOwn(schema.aggregates, s)));
+    const entry = this.#entry(schema, name, artifact);
+    if (entry === undefined) return { ok: false, code: "not-found", message: `${schema.namespace} has no query '${name}'` };
+    const plan = entry.plan;
+    const path = entry.path !== null && vectorCacheLimitMb() > 0 ? entry.path : null;
+    // A query over its own contract's aggregates is one statement: one snapshot by itself.
+    if (path === null && entry.own) {
+      const ready = this.#own(entry, schema, artifact, name, tenant);
+      if (ready instanceof UnsupportedQuery) return { ok: false, code: "unsupported", message: `${name}: ${ready.message}` };
+      const checked = checkParams(plan.params, params, ready.compiled.counts);
+      if (!checked.ok) return { ok: false, code: "bad-parameters", message: `the parameters do not match those of '${name}'`, errors: checked.errors };
+      try {
+        return { ok: true, rows: ready.rows(tenant, checked.values) };
+      } catch (error) {
+        return failed(name, error);
+      }
+    }
+    // Otherwise it also reads which artifact is active for its other sources, or the vector cache,
+    // first: that and the statement share one read transaction.
+    const inside = this.#db.isTransaction;
     if (!inside) this.#db.exec("BEGIN");
     try {
       const compiled = this.#plan(schema, artifact, name, plan, tenant);
       if (compiled instanceof UnsupportedQuery) return { ok: false, code: "unsupported", message: `${name}: ${compiled.message}` };
       const checked = checkParams(plan.params, params, compiled.counts);
       if (!checked.ok) return { ok: false, code: "bad-parameters", message: `the parameters do not match those of '${name}'`, errors: checked.errors };
-      let rows: Record<string, unknown>[];
       try {
         // `nearest` ranked in memory when it can be (same rows and distances), then the statement on the K candidates.
         const ranked = path === null ? null : this.#rank(path, tenant, checked.values);
@@ -189,29 +382,26 @@ export class QueryRunner {
         if (ranked !== null && fast !== null && !(fast instanceof UnsupportedQuery)) {
           this.#candidates = new Map(ranked.subjects.map((s, i) => [s, ranked.distances[i] as number]));
           try {
-            rows = this.#prepare(fast.sql, true).all({ ...bindings(fast, tenant, checked.values), nn_subjects: JSON.stringify(ranked.subjects) }) as Record<string, unknown>[];
+            return { ok: true, rows: this.#prepare(fast).rows(tenant, checked.values, { nn_subjects: JSON.stringify(ranked.subjects) }) };
           } finally {
             this.#candidates = new Map();
           }
-        } else rows = this.#prepare(compiled.sql, true).all(bindings(compiled, tenant, checked.values)) as Record<string, unknown>[];
+        }
+        return { ok: true, rows: this.#prepare(compiled).rows(tenant, checked.values) };
       } catch (error) {
-        if (error instanceof QueryArithmeticError) return { ok: false, code: "failed", reason: error.code, message: `${name} cannot be answered on the stored data: ${error.message}` };
-        if (/integer overflow/.test((error as Error).message)) return { ok: false, code: "failed", reason: "overflow", message: `${name} cannot be answered on the stored data: integer overflow` };
-        throw error;
+        return failed(name, error);
       }
-      const columns = compiled.columns;
-      const out: Record<string, unknown>[] = new Array(rows.length);
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i] as Record<string, unknown>;
-        const answer: Record<string, unknown> = {};
-        for (const col of columns) answer[col.name] = fromColumn(col.type, row[col.name]);
-        out[i] = answer;
-      }
-      return { ok: true, rows: out };
     } finally {
       if (!inside) this.#db.exec("COMMIT");
     }
   }
+}
+
+/** A query that failed on the stored data (Int arithmetic), as an outcome; anything else is rethrown. */
+function failed(name: string, error: unknown): QueryOutcome {
+  if (error instanceof QueryArithmeticError) return { ok: false, code: "failed", reason: error.code, message: `${name} cannot be answered on the stored data: ${error.message}` };
+  if (/integer overflow/.test((error as Error).message)) return { ok: false, code: "failed", reason: "overflow", message: `${name} cannot be answered on the stored data: integer overflow` };
+  throw error;
 }
 
 const runners = new WeakMap<DatabaseSync, QueryRunner>();

@@ -1,0 +1,136 @@
+/**
+ * Issue 5, what the query runner answers beyond the planner's SQL: values read on its short path
+ * (an Int beyond ±2^53 is a decimal string, Bools and lists converted), and full-text search with
+ * BM25 statistics of the tenant's own — another tenant's documents change no score — including a
+ * store written before per-tenant FTS5 tables (one shared table), whose rows a tenant's next write
+ * moves into its own table.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Schema } from "../contracts/schema.ts";
+import { columnName, quote } from "../shared/store/columns.ts";
+import { ftsIds, ftsTable, sharedFtsTable } from "../shared/store/read-indexes.ts";
+import { tableExists } from "../workers/engine/read-indexes.ts";
+import { type QueryStore, queryStore } from "./helpers/query-store.ts";
+
+const NS = "acme.notes";
+const CONTRACT = `# Notes
+\`\`\`charter
+namespace acme.notes
+version 1.0.0
+
+record Hit { subject: Text(len=128), score: Float }
+record Big { subject: Text(len=128), n: Int, flag: Bool, tags: List<Int>(cap=4) }
+
+aggregate Note {
+  public body: Text(len=400)
+  public n: Int
+  public flag: Bool
+  public tags: List<Int>(cap=4)
+
+  index by_body fulltext(body)
+
+  action Write(body: Text(len=400), n: Int, flag: Bool, tags: List<Int>(cap=4)) {
+    authorize anyone
+    apply {
+      state.body = body
+      state.n = n
+      state.flag = flag
+      state.tags = tags
+    }
+  }
+}
+
+query Find(text: Text(len=100)) returns List<Hit> api public pipe
+  Note
+  | search $text in body
+  | select subject, score
+
+query Numbers() returns List<Big> api public pipe
+  Note
+  | sort n
+  | select subject, n, flag, tags
+\`\`\`
+`;
+
+const note = (body: string, n: number | string = 1, flag = false, tags: (number | string)[] = []) => ({ body, n, flag, tags });
+let s: QueryStore;
+let schema: Schema;
+
+before(async () => {
+  s = await queryStore(["acme", "globex"]);
+  schema = s.install("acme", CONTRACT).schema;
+  s.install("globex", CONTRACT);
+  s.commit("acme", NS, "Note", "a-1", note("red apple", 1, true, [1, 2]));
+  s.commit("acme", NS, "Note", "a-2", note("red red cherry", "9007199254740993", false, ["9007199254740993"]));
+  s.commit("acme", NS, "Note", "a-3", note("green pear", -5));
+});
+after(() => s.close());
+
+describe("the runner's short path", () => {
+  it("answers Ints beyond ±2^53 as decimal strings, Bools as booleans and lists as lists", () => {
+    assert.deepEqual(s.rows("acme", NS, "Numbers").slice(0, 3), [
+      { subject: "a-3", n: -5, flag: false, tags: [] },
+      { subject: "a-1", n: 1, flag: true, tags: [1, 2] },
+      { subject: "a-2", n: "9007199254740993", flag: false, tags: ["9007199254740993"] },
+    ]);
+  });
+});
+
+describe("search statistics per tenant", () => {
+  it("gives each tenant its own FTS5 table, created on its first write", () => {
+    assert.ok(tableExists(s.db, ftsTable(schema, "Note", "by_body", "acme")));
+    assert.ok(!tableExists(s.db, ftsTable(schema, "Note", "by_body", "globex")));
+    assert.deepEqual(s.rows("globex", NS, "Find", { text: "red" }), []);
+  });
+
+  it("scores a tenant's documents the same whatever another tenant holds", () => {
+    // Eleven documents, two with "red": a rare term for acme, with a positive inverse document frequency.
+    for (let i = 0; i < 8; i++) s.commit("acme", NS, "Note", `f-${i}`, note(`filler ${i}`, 100 + i));
+    const before = s.rows("acme", NS, "Find", { text: "red" });
+    assert.ok((before[1]?.score as number) > 0.1);
+    assert.deepEqual(before.map((r) => r.subject), ["a-2", "a-1"]);
+    // Another tenant with many documents holding the term (it would make "red" common, lowering its weight).
+    s.db.exec("BEGIN");
+    for (let i = 0; i < 200; i++) s.commit("globex", NS, "Note", `g-${i}`, note(i % 2 === 0 ? "red red red" : "red"));
+    s.db.exec("COMMIT");
+    assert.deepEqual(s.rows("acme", NS, "Find", { text: "red" }), before);
+    assert.equal(s.rows("globex", NS, "Find", { text: "red" }).length, 200);
+    assert.deepEqual(s.rows("globex", NS, "Find", { text: "apple" }), []);
+  });
+});
+
+describe("a store written before per-tenant FTS5 tables", () => {
+  it("is searched in its shared table until the tenant's next write moves its rows", async () => {
+    const t = await queryStore(["acme", "globex"]);
+    try {
+      const sch = t.install("acme", CONTRACT).schema;
+      t.install("globex", CONTRACT);
+      // As the earlier layout kept it: one FTS5 table for every tenant, rowids from the subject map.
+      const shared = quote(sharedFtsTable(sch, "Note", "by_body"));
+      const ids = quote(ftsIds(sch, "Note", "by_body"));
+      t.db.exec(`CREATE VIRTUAL TABLE ${shared} USING fts5(${quote(columnName("body"))}, tokenize = 'unicode61 remove_diacritics 2')`);
+      const table = quote(`${ftsTable(sch, "Note", "by_body", "x").replace(/__fts_by_body__t_x$/, "")}`);
+      const put = (tenant: string, subject: string, body: string) => {
+        t.db.prepare(`INSERT INTO ${table} (tenant, subject, artifact, seq, f_body, f_n, f_flag, f_tags) VALUES (?, ?, 'art', 1, ?, 1, 0, '[]')`).run(tenant, subject, body);
+        const { id } = t.db.prepare(`INSERT INTO ${ids} (tenant, subject) VALUES (?, ?) RETURNING id`).get(tenant, subject) as { id: number };
+        t.db.prepare(`INSERT INTO ${shared} (rowid, f_body) VALUES (?, ?)`).run(id, body);
+      };
+      put("acme", "a-1", "red apple");
+      put("acme", "a-2", "blue sky");
+      put("globex", "g-1", "red wine");
+      assert.deepEqual(t.rows("acme", NS, "Find", { text: "red" }).map((r) => r.subject), ["a-1"]);
+      assert.deepEqual(t.rows("globex", NS, "Find", { text: "red" }).map((r) => r.subject), ["g-1"]);
+
+      t.commit("acme", NS, "Note", "a-3", note("red car"));
+      assert.ok(tableExists(t.db, ftsTable(sch, "Note", "by_body", "acme")));
+      assert.deepEqual(t.rows("acme", NS, "Find", { text: "red" }).map((r) => r.subject).sort(), ["a-1", "a-3"]);
+      assert.deepEqual(t.rows("acme", NS, "Find", { text: "sky" }).map((r) => r.subject), ["a-2"]);
+      // Only globex's rows are left in the shared table, and it still answers from there.
+      assert.deepEqual(t.db.prepare(`SELECT rowid FROM ${shared}`).all().length, 1);
+      assert.deepEqual(t.rows("globex", NS, "Find", { text: "red" }).map((r) => r.subject), ["g-1"]);
+    } finally {
+      t.close();
+    }
+  });
+});
