@@ -47,7 +47,7 @@ describe("compileQuery", () => {
     const columns = ["subject", "key", "status", "customer", "destination", "units", "crates", "crates_checked", "paid", "credit_terms", "requested_by", "confirmed_by"];
     const select = columns.map((c) => (c === "subject" || c === "key" ? `"t0".subject AS "${c}"` : `"t0"."f_${c}" AS "${c}"`)).join(", ");
     assert.match(q.sql, /INDEXED BY "st_acme_shipping_[0-9a-f]{12}__Order__ix_[0-9a-f]{12}"/);
-    assert.equal(unindexed(q.sql), `SELECT ${select} FROM "${tableName(shipping, "Order")}" AS "t0" WHERE "t0".tenant = :tenant AND ("t0"."f_status" = :p_status) ORDER BY "t0".subject LIMIT :v0`);
+    assert.equal(unindexed(q.sql), `SELECT ${select} FROM "${tableName(shipping, "Order")}" AS "t0" WHERE "t0".tenant = :tenant AND ("t0"."f_status" = :p_status) ORDER BY "t0".subject LIMIT +:v0`);
     assert.deepEqual(q.literals, { v0: 100n });
     assert.deepEqual(q.params, ["status"]);
     assert.deepEqual([...q.counts], []);
@@ -60,7 +60,7 @@ describe("compileQuery", () => {
     assert.equal(
       unindexed(q.sql),
       `SELECT "t0".subject AS "id", "t0"."f_name" AS "name", charter_int('*', "t0"."f_stock", "t0"."f_price") AS "value" FROM "${tableName(inventory, "Item")}" AS "t0" ` +
-        `WHERE "t0".tenant = :tenant AND (("t0"."f_stock" >= :p_min_stock) AND ("t0"."f_kind" <> :v0)) ORDER BY "t0"."f_price" DESC, "t0".subject LIMIT :p_count OFFSET :p_skip`,
+        `WHERE "t0".tenant = :tenant AND (("t0"."f_stock" >= :p_min_stock) AND ("t0"."f_kind" <> :v0)) ORDER BY "t0"."f_price" DESC, "t0".subject LIMIT +:p_count OFFSET +:p_skip`,
     );
     assert.deepEqual(q.literals, { v0: "Kit" });
     assert.deepEqual([...q.counts].sort(), ["count", "skip"]);
@@ -74,7 +74,7 @@ describe("compileQuery", () => {
 
   it("reads the rows left after paging through a subquery that carries its order", () => {
     const q = compile(inventory, "CheapestInStock");
-    assert.match(unindexed(q.sql), /^SELECT "q1"\."key" AS "id", "q1"\."name" AS "name", "q1"\."price" AS "value" FROM \(SELECT .* "t0"."f_price" AS "#o0", "t0".subject AS "#o1" FROM "st_acme_inventory_[0-9a-f]{12}__Item" AS "t0" WHERE "t0".tenant = :tenant ORDER BY "t0"."f_price", "t0".subject LIMIT :p_n\) AS "q1" WHERE \("q1"\."stock" > :v0\) ORDER BY "q1"\."#o0", "q1"\."#o1"$/);
+    assert.match(unindexed(q.sql), /^SELECT "q1"\."key" AS "id", "q1"\."name" AS "name", "q1"\."price" AS "value" FROM \(SELECT .* "t0"."f_price" AS "#o0", "t0".subject AS "#o1" FROM "st_acme_inventory_[0-9a-f]{12}__Item" AS "t0" WHERE "t0".tenant = :tenant ORDER BY "t0"."f_price", "t0".subject LIMIT \+:p_n\) AS "q1" WHERE \("q1"\."stock" > :v0\) ORDER BY "q1"\."#o0", "q1"\."#o1"$/);
   });
 
   it("refuses a source that is not installed, naming it", () => {
