@@ -23,7 +23,7 @@ import type { SourceTable } from "./query-sources.ts";
 import { columnName, quote } from "../../../shared/store/columns.ts";
 import type { PlanContext, StageCompiler } from "./plan-context.ts";
 import { selectSql } from "./query-level.ts";
-import { publicFields, rowsOf, SUBJECT_TYPE } from "./query-sources.ts";
+import { publicFields, rowsOf, SUBJECT_TYPE, unsetAsof } from "./query-sources.ts";
 import { type ColumnRef, exprSql } from "./sql-expr.ts";
 
 /** The tenant's records of `t` as a FROM item: `(SELECT … ) AS alias`, and its condition. */
@@ -67,7 +67,10 @@ function rowsFrom(ctx: PlanContext, joined: string, src: string, on: string, ord
     ["subject", { sql: subject, type: SUBJECT_TYPE }],
     ["key", { sql: subject, type: SUBJECT_TYPE }],
   ]);
-  for (const f of publicFields(first)) columns.set(f.name, { sql: pick(quote(columnName(f.name))), type: f.type });
+  for (const f of publicFields(first)) {
+    const unset = sources.some((t) => publicFields(t).some((g) => g.name === f.name && unsetAsof(t, g, ctx.asof)));
+    columns.set(f.name, { sql: pick(quote(columnName(f.name))), type: f.type, unset });
+  }
   // Columns a search or nearest added before: a reached record has no score or distance.
   for (const [name, ref] of ctx.level.columns) if (!columns.has(name)) columns.set(name, { sql: "NULL", type: ref.type });
   ctx.level = {

@@ -108,20 +108,23 @@ function compileStage<K extends Stage["kind"]>(ctx: PlanContext, stage: Extract<
  * for the tenant. Throws UnsupportedQuery for what cannot be served (an uninstalled source).
  * `nearestCandidates`: the variant whose `nearest` reads candidates ranked in memory (run-query.ts).
  * `fulltext`: the tenant's FTS5 tables, for `search` (without it a search is not served).
+ * `versions`: every stored artifact of a namespace, for `asof` (query-sources.ts rowsOf).
  */
 export function compileQuery(
   schema: Schema,
   plan: QueryPlan,
-  options: { artifact?: string; resolve?: SourceResolver; nearestCandidates?: boolean; fulltext?: FulltextTables } = {},
+  options: { artifact?: string; resolve?: SourceResolver; nearestCandidates?: boolean; fulltext?: FulltextTables; versions?: (namespace: string) => ReadonlyMap<string, Schema> } = {},
 ): CompiledQuery {
   const literals: Record<string, SQLInputValue> = {};
   const params = new Set<string>();
   const counts = new Set<string>();
+  const asofStage = plan.stages.find((s) => s.kind === "Asof");
+  const versioned = (t: SourceTable): SourceTable => (asofStage !== undefined && options.versions !== undefined ? { ...t, versions: options.versions(t.schema.namespace) } : t);
   const sources: SourceTable[] = sourceNames(plan).map((name) => {
-    if (Object.hasOwn(schema.aggregates, name)) return { artifact: options.artifact ?? "", schema, aggregate: name };
+    if (Object.hasOwn(schema.aggregates, name)) return versioned({ artifact: options.artifact ?? "", schema, aggregate: name });
     const found = options.resolve?.(name) ?? null;
     if (found === null) throw new UnsupportedQuery(`the source ${name}, which is not installed for this tenant`);
-    return found;
+    return versioned(found);
   });
   let aliases = 0;
   const scopeOf = (ctx: PlanContext): ExprScope => ({
@@ -141,7 +144,6 @@ export function compileQuery(
     literals[name] = value;
     return `:${name}`;
   };
-  const asofStage = plan.stages.find((s) => s.kind === "Asof");
   let asof: string | null = null;
   if (asofStage !== undefined) {
     const time = exprSql({ columns: new Map(), literal: literalOnly, param: (n) => (params.add(n), `:p_${n}`) }, asofStage.time);

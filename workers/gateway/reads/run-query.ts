@@ -180,7 +180,7 @@ class Ready {
 /** What a query of one artifact needs on every run, whatever the tenant and parameters. */
 interface Entry {
   readonly plan: QueryPlan;
-  /** Every source is an aggregate of the query's own contract and no `search` reads a tenant's FTS5 table: the statement is the same for every tenant. */
+  /** Every source is an aggregate of the query's own contract, and neither `search` nor `asof`: the statement is the same for every tenant and every run. */
   readonly own: boolean;
   readonly path: NearestPath | null;
   /** For `own` queries: the statement, or why it cannot be served. */
@@ -220,7 +220,8 @@ export class QueryRunner {
       const plan = queryPlan(schema, name);
       if (plan === undefined) return undefined;
       // A search reads the tenant's own FTS5 tables, so its statement is the tenant's.
-      const own = sourceNames(plan).every((s) => Object.hasOwn(schema.aggregates, s)) && !plan.stages.some((s) => s.kind === "Search");
+      // So does `asof`, whose statement depends on the versions stored.
+      const own = sourceNames(plan).every((s) => Object.hasOwn(schema.aggregates, s)) && !plan.stages.some((s) => s.kind === "Search" || s.kind === "Asof");
       entry = { plan, own, path: nearestPath(schema, plan), ready: null };
       entries.set(key, entry);
     }
@@ -254,17 +255,8 @@ export class QueryRunner {
 
   /** The active artifact of `namespace` for `tenant` and its schema, or null. */
   #active(tenant: string, namespace: string): { artifact: string; schema: Schema } | null {
-    const row = this.#ready("SELECT i.artifact AS artifact, a.schema AS schema FROM installs i JOIN artifacts a ON a.id = i.artifact WHERE i.tenant = ? AND i.namespace = ? AND i.status = 'active'").get(tenant, namespace) as
-      | { artifact: string; schema: string }
-      | undefined;
-    if (row === undefined) return null;
-    let schema = this.#schemas.get(row.artifact);
-    if (schema === undefined) {
-      schema = JSON.parse(row.schema) as Schema;
-      if (this.#schemas.size >= 64) this.#schemas.clear();
-      this.#schemas.set(row.artifact, schema);
-    }
-    return { artifact: row.artifact, schema };
+    const row = this.#ready("SELECT artifact FROM installs WHERE tenant = ? AND namespace = ? AND status = 'active'").get(tenant, namespace) as { artifact: string } | undefined;
+    return row === undefined ? null : { artifact: row.artifact, schema: this.#schema(row.artifact) };
   }
 
   /** A dotted source for the tenant: another contract's aggregate, or a standard-library collection. */
@@ -292,6 +284,26 @@ export class QueryRunner {
     return s;
   }
 
+  /** Every stored artifact of `namespace` (ids in order) with its schema. In the read transaction. */
+  #versions(namespace: string): ReadonlyMap<string, Schema> {
+    const out = new Map<string, Schema>();
+    for (const { id } of this.#ready("SELECT id FROM artifacts WHERE namespace = ? ORDER BY id").all(namespace) as { id: string }[]) out.set(id, this.#schema(id));
+    return out;
+  }
+
+  /** The schema of a stored artifact (parsed once). */
+  #schema(id: string): Schema {
+    let schema = this.#schemas.get(id);
+    if (schema === undefined) {
+      const row = this.#ready("SELECT schema FROM artifacts WHERE id = ?").get(id) as { schema: string } | undefined;
+      if (row === undefined) throw new Error(`no artifact ${id}`);
+      schema = JSON.parse(row.schema) as Schema;
+      if (this.#schemas.size >= 64) this.#schemas.clear();
+      this.#schemas.set(id, schema);
+    }
+    return schema;
+  }
+
   /** Whether the store has the table `name` (known once seen: tables read here are never dropped). */
   #exists(name: string): boolean {
     if (this.#tables.has(name)) return true;
@@ -315,6 +327,10 @@ export class QueryRunner {
     const others = names.filter((s) => !Object.hasOwn(schema.aggregates, s));
     const resolved = new Map(others.map((s) => [s, this.resolve(tenant, s)]));
     const key = [artifact || schema.source.sha256, name, nearestCandidates ? "nn" : "", ...others.map((s) => resolved.get(s)?.artifact ?? "-")];
+    // `asof` reads entries of every version of a source's namespace: which are stored is part of the statement.
+    const asof = plan.stages.some((s) => s.kind === "Asof");
+    const versions = (namespace: string) => this.#versions(namespace);
+    if (asof) for (const n of names) key.push([...versions(Object.hasOwn(schema.aggregates, n) ? schema.namespace : splitSource(n).namespace).keys()].join(","));
     // A search reads the tenant's own FTS5 tables: which exist is part of the statement.
     const fulltext = this.#fulltext(tenant);
     if (plan.stages.some((s) => s.kind === "Search")) {
@@ -328,7 +344,7 @@ export class QueryRunner {
     let compiled = this.#compiled.get(cacheKey);
     if (compiled === undefined) {
       try {
-        compiled = compileQuery(schema, plan, { artifact, resolve: (s) => resolved.get(s) ?? null, nearestCandidates, fulltext });
+        compiled = compileQuery(schema, plan, { artifact, resolve: (s) => resolved.get(s) ?? null, nearestCandidates, fulltext, versions });
       } catch (error) {
         if (!(error instanceof UnsupportedQuery)) throw error;
         compiled = error;
