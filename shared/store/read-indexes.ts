@@ -4,11 +4,13 @@
  * an FTS5 table (`<state table>__fts_<index>__t_<tenant>`, one column per indexed field, created on
  * the tenant's first write, so BM25's statistics — document count, average length, how many
  * documents hold a term — are the tenant's own) and one subject map per index giving each
- * (tenant, subject) a stable rowid; per declared query over an aggregate of the contract, the
- * composite index its leading equality filters and sort need; per `Ref` field that a `traverse` or
- * `shortest` follows, an index on it. Vector indexes need no table: vectors are the state table's
- * float32 BLOB column; an index on `(tenant, seq)` lets the gateway's in-memory copy read only the
- * rows changed since it last looked.
+ * (tenant, subject) a stable rowid; per declared query over a single source, the composite index its
+ * leading equality filters and sort need; per `Ref` field that a `traverse` or `shortest` follows, an
+ * index on it. A query reading another contract's collection needs those on that contract's tables:
+ * created when the reading contract is installed (on every version of the other contract active
+ * for some tenant) and when a version of the other contract is installed later. Vector indexes
+ * need no table: vectors are the state table's float32 BLOB column; an index on `(tenant, seq)`
+ * lets the gateway's in-memory copy read only the rows changed since it last looked.
  */
 import { createHash } from "node:crypto";
 import type { Expr, Stage } from "../../contracts/ast.ts";
@@ -109,30 +111,87 @@ export function queryIndexKey(stages: readonly Stage[], fields: readonly { reado
   return ["tenant", ...eq, ...sort].join(", ");
 }
 
+/** A declared query as read-indexes needs it. */
+interface QueryShape {
+  readonly source: { readonly kind: string; readonly name?: { readonly name: string }; readonly sources?: readonly { readonly name: { readonly name: string } }[] };
+  readonly stages: readonly Stage[];
+}
+
 /**
- * The composite indexes the declared queries of `schema` need, per aggregate (queryIndexKey), and
- * for a `traverse`/`shortest`, `(tenant, ref)`. Each as the index's column list.
+ * The derived indexes one query needs on the table of one of its sources, whose fields are
+ * `fields`: the composite index of its leading equalities and sort (queryIndexKey; a single source
+ * only) and, per `traverse`/`shortest`, `(tenant, ref)`. Each as the index's column list.
+ */
+function sourceIndexKeys(q: QueryShape, fields: readonly { readonly name: string }[]): string[] {
+  const keys: string[] = [];
+  if (q.source.kind === "Collection") {
+    const key = queryIndexKey(q.stages, fields);
+    if (key !== null) keys.push(key);
+  }
+  for (const stage of q.stages) {
+    if ((stage.kind === "Traverse" || stage.kind === "Shortest") && fields.some((f) => f.name === stage.field.name)) keys.push(`tenant, ${quote(columnName(stage.field.name))}`);
+  }
+  return keys;
+}
+
+/** Each query of `schema` with the source names it reads (one, or each of a union's). */
+function queriesBySource(schema: Schema): { query: QueryShape; sources: string[] }[] {
+  return Object.values(schema.queries).map((raw) => {
+    const query = raw as QueryShape;
+    const sources = query.source.kind === "Union" ? (query.source.sources ?? []).map((x) => x.name.name) : query.source.name === undefined ? [] : [query.source.name.name];
+    return { query, sources };
+  });
+}
+
+/**
+ * The composite indexes the declared queries of `schema` need on its own aggregates' tables, per
+ * aggregate (sourceIndexKeys). Each as the index's column list.
  */
 export function queryIndexes(schema: Schema): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  const add = (aggregate: string, key: string | null) => {
-    if (key === null) return;
-    let set = out.get(aggregate);
-    if (set === undefined) out.set(aggregate, (set = new Set()));
-    set.add(key);
-  };
-  for (const raw of Object.values(schema.queries)) {
-    const q = raw as { source: { kind: string; name?: { name: string } }; stages: readonly Stage[] };
-    if (q.source.kind !== "Collection" || q.source.name === undefined) continue;
-    const aggregate = q.source.name.name;
-    const fields = schema.aggregates[aggregate]?.fields;
-    if (fields === undefined) continue;
-    add(aggregate, queryIndexKey(q.stages, fields));
-    for (const stage of q.stages) {
-      if ((stage.kind === "Traverse" || stage.kind === "Shortest") && fields.some((f) => f.name === stage.field.name)) add(aggregate, `tenant, ${quote(columnName(stage.field.name))}`);
+  for (const { query, sources } of queriesBySource(schema)) {
+    for (const aggregate of sources) {
+      const fields = Object.hasOwn(schema.aggregates, aggregate) ? schema.aggregates[aggregate]?.fields : undefined;
+      if (fields === undefined) continue;
+      for (const key of sourceIndexKeys(query, fields)) {
+        let set = out.get(aggregate);
+        if (set === undefined) out.set(aggregate, (set = new Set()));
+        set.add(key);
+      }
     }
   }
   return out;
+}
+
+/** The dotted sources (other contracts' collections, `std.…`) the queries of `schema` read. */
+export function otherSources(schema: Schema): string[] {
+  const out = new Set<string>();
+  for (const { sources } of queriesBySource(schema)) for (const name of sources) if (!Object.hasOwn(schema.aggregates, name)) out.add(name);
+  return [...out];
+}
+
+/**
+ * The indexes the queries of `reader` need on the tables of `target` (another contract's version)
+ * through its dotted sources naming `target`'s namespace — `aggregateOf` answers which aggregate of
+ * `target` a source name reads (collections.ts sourceAggregate). The SQL creating each (idempotent).
+ */
+export function otherSourceIndexDdl(reader: Schema, target: Schema, aggregateOf: (schema: Schema, name: string) => string | null): string[] {
+  const out: string[] = [];
+  for (const { query, sources } of queriesBySource(reader)) {
+    for (const name of sources) {
+      if (Object.hasOwn(reader.aggregates, name) || !sourceInNamespace(name, target.namespace)) continue;
+      const aggregate = aggregateOf(target, name);
+      const fields = aggregate === null ? undefined : target.aggregates[aggregate]?.fields.filter((f) => f.visibility === "public");
+      if (aggregate === null || fields === undefined) continue;
+      for (const key of sourceIndexKeys(query, fields)) out.push(`CREATE INDEX IF NOT EXISTS ${quote(queryIndexName(target, aggregate, key))} ON ${quote(tableName(target, aggregate))} (${key})`);
+    }
+  }
+  return out;
+}
+
+/** Whether the dotted source `name` (`ns.Aggregate` or `std.x`) reads namespace `namespace`. */
+function sourceInNamespace(name: string, namespace: string): boolean {
+  return name === namespace || (name.startsWith(`${namespace}.`) && /^[A-Z]/.test(name.slice(namespace.length + 1)) && !name.slice(namespace.length + 1).includes("."));
 }
 
 /** The columns `expr` (a where condition) tests for equality with something, through `and`s. */

@@ -1,6 +1,7 @@
 /**
  * @module Keeping the read-side storage of shared/store/read-indexes.ts in step with the state:
- * derived at install (in the install's transaction), and every state write of an aggregate with
+ * derived at install (in the install's transaction; with the indexes queries over other contracts'
+ * collections need on their tables, whichever of the two is installed first), and every state write of an aggregate with
  * `fulltext` indexes rewrites the subject's FTS5 rows in the same transaction as the state row, so
  * a search never sees text the state no longer holds. Each tenant has its own FTS5 table per index
  * (BM25's statistics are the tenant's), created in the transaction of the tenant's first write; a
@@ -11,11 +12,40 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Schema } from "../../contracts/schema.ts";
 import { columnName, quote } from "../../shared/store/columns.ts";
-import { ftsIds, ftsTable, ftsTableDdl, indexesOf, readIndexDdl, type SchemaIndex, sharedFtsTable } from "../../shared/store/read-indexes.ts";
+import { sourceAggregate, splitSource } from "../../shared/store/collections.ts";
+import { ftsIds, ftsTable, ftsTableDdl, indexesOf, otherSourceIndexDdl, otherSources, readIndexDdl, type SchemaIndex, sharedFtsTable } from "../../shared/store/read-indexes.ts";
 
-/** Creates the subject maps and query indexes of `schema` if they do not exist yet. */
+/**
+ * Creates the subject maps and query indexes of `schema` if they do not exist yet — also those its
+ * queries need on other contracts' tables (every version of each active for some tenant), and
+ * those other active contracts' queries need on `schema`'s tables when they read its namespace.
+ */
 export function deriveReadIndexes(db: DatabaseSync, schema: Schema): void {
   for (const sql of readIndexDdl(schema)) db.exec(sql);
+  // A bare store (tests deriving tables alone) has no installs to read.
+  if (!tableExists(db, "installs") || !tableExists(db, "artifacts")) return;
+  const parsed = new Map<string, Schema>([[schema.source.sha256, schema]]);
+  const parse = (json: string) => {
+    const s = JSON.parse(json) as Schema;
+    const known = parsed.get(s.source.sha256);
+    if (known !== undefined) return known;
+    parsed.set(s.source.sha256, s);
+    return s;
+  };
+  const namespaces = new Set(otherSources(schema).map((name) => splitSource(name).namespace));
+  namespaces.delete(schema.namespace);
+  const active = db.prepare("SELECT a.schema AS schema FROM artifacts a WHERE a.namespace = ? AND a.id IN (SELECT artifact FROM installs WHERE namespace = ? AND status = 'active')");
+  for (const namespace of namespaces) {
+    for (const row of active.all(namespace, namespace) as { schema: string }[]) {
+      const target = parse(row.schema);
+      for (const sql of otherSourceIndexDdl(schema, target, sourceAggregate)) db.exec(sql);
+    }
+  }
+  // Contracts installed earlier whose queries read this namespace (its schema names it: a cheap filter first).
+  const readers = db.prepare("SELECT a.schema AS schema FROM artifacts a WHERE a.namespace <> ? AND instr(a.schema, ?) > 0 AND a.id IN (SELECT artifact FROM installs WHERE status = 'active')");
+  for (const row of readers.all(schema.namespace, `"${schema.namespace}`) as { schema: string }[]) {
+    for (const sql of otherSourceIndexDdl(parse(row.schema), schema, sourceAggregate)) db.exec(sql);
+  }
 }
 
 /** Whether `db` has a table (or virtual table) named `name`. */

@@ -12,6 +12,9 @@
  *   order so far. No chain (or no record X): no rows. It walks backwards from X (records whose F is
  *   a reached one; X itself is not entered twice), so each record is visited at most once.
  * - A `Ref` to a subject without a record leads nowhere.
+ * - Each recursive step reads the queue's row first (CROSS JOIN fixes SQLite's join order, which
+ *   otherwise may scan the tenant's records once per step), then the record by key or by the
+ *   `(tenant, ref)` index derived for the query.
  * - Over a `union(…)` (its sources are aggregates of one name, the checker's rule for a `Ref`), a
  *   reference leads to the record of that subject in the source the row came from: a `Ref` names a
  *   record of its own contract's aggregate. So each source is its own graph; rows reached in
@@ -56,7 +59,8 @@ function rowsFrom(ctx: PlanContext, joined: string, src: string, on: string, ord
   sources.forEach((t, i) => {
     const alias = aliases[i] as string;
     const recs = records(ctx, t, alias);
-    from += single ? ` JOIN ${recs.from} ON ${alias}.subject = ${on}` : ` LEFT JOIN ${recs.from} ON ${src} = ${i} AND ${alias}.subject = ${on} AND ${recs.where}`;
+    // CROSS JOIN keeps the reached rows outermost: each record is then found by its key.
+    from += single ? ` CROSS JOIN ${recs.from} ON ${alias}.subject = ${on}` : ` LEFT JOIN ${recs.from} ON ${src} = ${i} AND ${alias}.subject = ${on} AND ${recs.where}`;
     if (single) where.push(recs.where);
   });
   const pick = (column: string) => (single ? `${aliases[0] as string}.${column}` : `(CASE ${src} ${aliases.map((a, i) => `WHEN ${i} THEN ${a}.${column}`).join(" ")} END)`);
@@ -95,7 +99,7 @@ export const compileTraverse: StageCompiler<"Traverse"> = (ctx, stage) => {
     ctx.sources.map((t, i) => {
       const a = quote(ctx.alias("g"));
       const recs = records(ctx, t, a);
-      return `SELECT ${i}, ${a}.${f}${hop} FROM r JOIN ${recs.from} ON ${a}.subject = r.s WHERE ${single ? "" : `r.src = ${i} AND `}${recs.where} AND ${a}.${f} IS NOT NULL${extra(a)}`;
+      return `SELECT ${i}, ${a}.${f}${hop} FROM r CROSS JOIN ${recs.from} ON ${a}.subject = r.s WHERE ${single ? "" : `r.src = ${i} AND `}${recs.where} AND ${a}.${f} IS NOT NULL${extra(a)}`;
     });
   let cte: string;
   if (stage.depth === null) {
@@ -131,8 +135,8 @@ export const compileShortest: StageCompiler<"Shortest"> = (ctx, stage) => {
     const [b, c, d] = [quote(ctx.alias("b")), quote(ctx.alias("b")), quote(ctx.alias("b"))];
     const [rb, rc, rd] = [records(ctx, t, b), records(ctx, t, c), records(ctx, t, d)];
     ends.push(`SELECT ${i}, ${b}.subject, 0 FROM ${rb.from} WHERE ${rb.where} AND ${b}.subject = ${target}`);
-    backSteps.push(`SELECT ${i}, ${c}.subject, back.d + 1 FROM back JOIN ${rc.from} ON ${c}.${f} = back.s WHERE ${onSource("back", i)}${rc.where} AND ${c}.subject <> ${target}`);
-    pathSteps.push(`SELECT ${i}, ${d}.${f}, path.i + 1 FROM path JOIN ${rd.from} ON ${d}.subject = path.s JOIN best WHERE ${onSource("path", i)}${rd.where} AND path.i < best.d`);
+    backSteps.push(`SELECT ${i}, ${c}.subject, back.d + 1 FROM back CROSS JOIN ${rc.from} ON ${c}.${f} = back.s WHERE ${onSource("back", i)}${rc.where} AND ${c}.subject <> ${target}`);
+    pathSteps.push(`SELECT ${i}, ${d}.${f}, path.i + 1 FROM path CROSS JOIN ${rd.from} ON ${d}.subject = path.s CROSS JOIN best WHERE ${onSource("path", i)}${rd.where} AND path.i < best.d`);
   });
   const order = ctx.level.order.map((k, i) => `st.${quote(`#o${i}`)}${k.desc ? " DESC" : ""}`);
   const cte =

@@ -96,8 +96,18 @@ function fieldFromJson(f: SchemaField, alias: string): string {
   }
 }
 
+/**
+ * Whether the table of `t` has the derived index on `key` (an index's column list). An aggregate of
+ * the query's own contract has those its queries need; another contract's table has them once
+ * they are derived (read-indexes.ts), which a reader learns from the store.
+ */
+export type DerivedIndexes = (t: SourceTable, key: string) => boolean;
+
+/** The derived indexes of a contract's own tables: those its declared queries need. */
+export const ownIndexes: DerivedIndexes = (t, key) => queryIndexes(t.schema).get(t.aggregate)?.has(key) ?? false;
+
 /** The first level of a query over `sources` (one, or a union's), all with the first one's columns. */
-export function sourceLevel(s: SourceScope, sources: readonly SourceTable[], asof: string | null, stages: readonly Stage[] = []): Level {
+export function sourceLevel(s: SourceScope, sources: readonly SourceTable[], asof: string | null, stages: readonly Stage[] = [], indexed: DerivedIndexes = ownIndexes): Level {
   const first = sources[0];
   if (first === undefined) throw new Error("a query without a source");
   const fields = publicFields(first);
@@ -112,9 +122,8 @@ export function sourceLevel(s: SourceScope, sources: readonly SourceTable[], aso
     // SQLite without statistics prefers the primary key's (tenant, subject) range to a derived
     // (tenant, field…, subject) index; when the index derived for this access path exists, use it.
     const key = asof === null ? queryIndexKey(stages, fields) : null;
-    const derived = key !== null && (queryIndexes(first.schema).get(first.aggregate)?.has(key) ?? false);
-    const indexed = derived && key !== null ? ` INDEXED BY ${quote(queryIndexName(first.schema, first.aggregate, key))}` : "";
-    return { from: `${rows.from} AS ${t}${indexed}`, where: rows.where === null ? [] : [`${t}.${rows.where}`], order: [{ sql: `${t}.subject`, desc: false }], limit: null, offset: null, columns, groupBy: null };
+    const hint = key !== null && indexed(first, key) ? ` INDEXED BY ${quote(queryIndexName(first.schema, first.aggregate, key))}` : "";
+    return { from: `${rows.from} AS ${t}${hint}`, where: rows.where === null ? [] : [`${t}.${rows.where}`], order: [{ sql: `${t}.subject`, desc: false }], limit: null, offset: null, columns, groupBy: null };
   }
   const branches = sources.map((src, i) => {
     const rows = rowsOf(s, src, asof);

@@ -22,7 +22,7 @@ import { compileShortest, compileTraverse } from "./graph-stages.ts";
 import type { FulltextTables, PlanContext, StageCompiler } from "./plan-context.ts";
 import { closed, dedupe, selectSql, subquery } from "./query-level.ts";
 import type { ParamDecl } from "./query-params.ts";
-import { type SourceResolver, type SourceTable, sourceLevel } from "./query-sources.ts";
+import { type DerivedIndexes, ownIndexes, type SourceResolver, type SourceTable, sourceLevel } from "./query-sources.ts";
 import { compileExplode, compileLet, compileSelect, compileSummarize } from "./reshape-stages.ts";
 import { exprSql, type ExprScope, UnsupportedQuery } from "./sql-expr.ts";
 
@@ -109,11 +109,20 @@ function compileStage<K extends Stage["kind"]>(ctx: PlanContext, stage: Extract<
  * `nearestCandidates`: the variant whose `nearest` reads candidates ranked in memory (run-query.ts).
  * `fulltext`: the tenant's FTS5 tables, for `search` (without it a search is not served).
  * `versions`: every stored artifact of a namespace, for `asof` (query-sources.ts rowsOf).
+ * `otherIndexes`: which indexes derived for other contracts' queries a source's table has (without
+ * it, only those its own contract's queries need are named).
  */
 export function compileQuery(
   schema: Schema,
   plan: QueryPlan,
-  options: { artifact?: string; resolve?: SourceResolver; nearestCandidates?: boolean; fulltext?: FulltextTables; versions?: (namespace: string) => ReadonlyMap<string, Schema> } = {},
+  options: {
+    artifact?: string;
+    resolve?: SourceResolver;
+    nearestCandidates?: boolean;
+    fulltext?: FulltextTables;
+    versions?: (namespace: string) => ReadonlyMap<string, Schema>;
+    otherIndexes?: DerivedIndexes;
+  } = {},
 ): CompiledQuery {
   const literals: Record<string, SQLInputValue> = {};
   const params = new Set<string>();
@@ -150,7 +159,7 @@ export function compileQuery(
     asof = asofStage.time.type?.kind === "Date" ? `(unixepoch(${time}) * 1000)` : time;
   }
   const ctx: PlanContext = {
-    level: sourceLevel({ literal: literalOnly }, sources, asof, plan.stages),
+    level: sourceLevel({ literal: literalOnly }, sources, asof, plan.stages, (t, key) => ownIndexes(t, key) || (t.schema !== schema && (options.otherIndexes?.(t, key) ?? false))),
     sources,
     asof,
     nearestCandidates: options.nearestCandidates ?? false,

@@ -16,12 +16,12 @@ import type { CountExpr, Stage, Type } from "../../../contracts/ast.ts";
 import type { Schema } from "../../../contracts/schema.ts";
 import { sourceAggregate, splitSource } from "../../../shared/store/collections.ts";
 import { fromColumn, tableName } from "../../../shared/store/columns.ts";
-import { ftsTable, indexesOf, sharedFtsTable } from "../../../shared/store/read-indexes.ts";
+import { ftsTable, indexesOf, queryIndexKey, queryIndexName, sharedFtsTable } from "../../../shared/store/read-indexes.ts";
 import { QueryArithmeticError } from "./int-functions.ts";
 import type { FulltextTables } from "./plan-context.ts";
 import { checkParams, type ParamProblem } from "./query-params.ts";
 import { type CompiledQuery, compileQuery, queryPlan, type QueryPlan, sourceNames } from "./query-sql.ts";
-import type { SourceTable } from "./query-sources.ts";
+import { publicFields, type SourceTable } from "./query-sources.ts";
 import { NEAREST_FUNCTION, registerReadFunctions } from "./read-functions.ts";
 import { UnsupportedQuery } from "./sql-expr.ts";
 import { VectorCache, vectorCacheLimitMb } from "./vector-cache.ts";
@@ -200,7 +200,7 @@ export class QueryRunner {
   /** Per tenant and (namespace, aggregate, field): the cache key it last read, to drop what it left. */
   readonly #reading = new Map<string, string>();
   readonly #plain = new Map<string, StatementSync>();
-  /** Tables seen to exist (per-tenant FTS5 tables appear as tenants write). */
+  /** Tables and indexes seen to exist (per-tenant FTS5 tables appear as tenants write, derived indexes as contracts are installed). */
   readonly #tables = new Set<string>();
   /** The candidates of the statement being run: subject → distance. */
   #candidates = new Map<string, number>();
@@ -304,6 +304,14 @@ export class QueryRunner {
     return schema;
   }
 
+  /** Whether the store has the index `name` (known once seen: derived indexes are never dropped). */
+  #indexExists(name: string): boolean {
+    if (this.#tables.has(name)) return true;
+    if (this.#ready("SELECT 1 FROM pragma_index_info(?)").get(name) === undefined) return false;
+    this.#tables.add(name);
+    return true;
+  }
+
   /** Whether the store has the table `name` (known once seen: tables read here are never dropped). */
   #exists(name: string): boolean {
     if (this.#tables.has(name)) return true;
@@ -327,6 +335,13 @@ export class QueryRunner {
     const others = names.filter((s) => !Object.hasOwn(schema.aggregates, s));
     const resolved = new Map(others.map((s) => [s, this.resolve(tenant, s)]));
     const key = [artifact || schema.source.sha256, name, nearestCandidates ? "nn" : "", ...others.map((s) => resolved.get(s)?.artifact ?? "-")];
+    // Another contract's table has the index this query needs once it is derived: whether it is, is part of the statement.
+    const otherIndexes = (t: SourceTable, indexKey: string) => this.#indexExists(queryIndexName(t.schema, t.aggregate, indexKey));
+    const other = plan.source.kind === "Collection" && others.length === 1 ? resolved.get(others[0] as string) : undefined;
+    if (other !== undefined && other !== null && !plan.stages.some((s) => s.kind === "Asof")) {
+      const indexKey = queryIndexKey(plan.stages, publicFields(other));
+      key.push(indexKey !== null && otherIndexes(other, indexKey) ? indexKey : "-");
+    }
     // `asof` reads entries of every version of a source's namespace: which are stored is part of the statement.
     const asof = plan.stages.some((s) => s.kind === "Asof");
     const versions = (namespace: string) => this.#versions(namespace);
@@ -344,7 +359,7 @@ export class QueryRunner {
     let compiled = this.#compiled.get(cacheKey);
     if (compiled === undefined) {
       try {
-        compiled = compileQuery(schema, plan, { artifact, resolve: (s) => resolved.get(s) ?? null, nearestCandidates, fulltext, versions });
+        compiled = compileQuery(schema, plan, { artifact, resolve: (s) => resolved.get(s) ?? null, nearestCandidates, fulltext, versions, otherIndexes });
       } catch (error) {
         if (!(error instanceof UnsupportedQuery)) throw error;
         compiled = error;
@@ -362,6 +377,19 @@ export class QueryRunner {
       entry.ready = compiled instanceof UnsupportedQuery ? compiled : new Ready(this.#db, compiled);
     }
     return entry.ready;
+  }
+
+  /** The statement query `name` of `schema` (installed as `artifact`) runs for `tenant` now (without `nearest`'s in-memory ranking): for tests and explanations. */
+  compiled(schema: Schema, name: string, tenant: string, artifact = ""): CompiledQuery | UnsupportedQuery | undefined {
+    const plan = queryPlan(schema, name);
+    if (plan === undefined) return undefined;
+    const inside = this.#db.isTransaction;
+    if (!inside) this.#db.exec("BEGIN");
+    try {
+      return this.#plan(schema, artifact, name, plan, tenant);
+    } finally {
+      if (!inside) this.#db.exec("COMMIT");
+    }
   }
 
   /** Runs query `name` of `schema` (installed as `artifact`) for `tenant` with `params` (the body's `params`). */
