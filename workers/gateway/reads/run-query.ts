@@ -38,20 +38,26 @@ interface NearestPath {
   readonly k: CountExpr;
   /** (namespace, aggregate, field): a tenant reads one version's table at a time. */
   readonly slot: string;
+  /** The query up to `nearest` when `where` stages come first: the rows `nearest` may answer. */
+  readonly filter: QueryPlan | null;
 }
 
 /**
  * The in-memory path of `plan`, or null: a single source of the query's own contract, no `asof`,
- * `nearest` the first stage (after `latest`) with its vector a parameter. Every later stage runs in
- * SQL as usual, on the K candidates.
+ * `nearest` the first stage after `latest` and `where` stages, with its vector a parameter. The
+ * `where` stages run in SQL first (the subjects they keep), every later stage runs in SQL as usual,
+ * on the K candidates.
  */
 function nearestPath(schema: Schema, plan: QueryPlan): NearestPath | null {
   if (plan.source.kind !== "Collection") return null;
   const aggregate = plan.source.name.name;
   if (!Object.hasOwn(schema.aggregates, aggregate)) return null;
   if (plan.stages.some((s) => s.kind === "Asof")) return null;
-  const stage = plan.stages.find((s) => s.kind !== "Latest");
+  const at = plan.stages.findIndex((s) => s.kind !== "Latest" && s.kind !== "Where");
+  const stage = plan.stages[at];
   if (stage === undefined || stage.kind !== "Nearest") return null;
+  const before = plan.stages.slice(0, at);
+  const filter = before.some((s) => s.kind === "Where") ? { ...plan, stages: before } : null;
   const near = stage as Extract<Stage, { kind: "Nearest" }>;
   const to = near.to.kind === "QueryParam" ? near.to.name.name : near.to.kind === "Name" && near.to.resolved?.kind === "param" ? near.to.resolved.name : null;
   if (to === null) return null;
@@ -59,7 +65,7 @@ function nearestPath(schema: Schema, plan: QueryPlan): NearestPath | null {
   if (field === undefined || field.type.kind !== "Vector") return null;
   const ix = indexesOf(schema, aggregate).find((x) => x.kind === "vector" && x.fields.includes(near.field.name));
   if (ix === undefined) return null;
-  return { table: tableName(schema, aggregate), field: field.name, dim: field.type.dim, metric: ix.metric ?? "cosine", to, k: near.k, slot: `${schema.namespace}\u0000${aggregate}\u0000${field.name}` };
+  return { table: tableName(schema, aggregate), field: field.name, dim: field.type.dim, metric: ix.metric ?? "cosine", to, k: near.k, slot: `${schema.namespace}\u0000${aggregate}\u0000${field.name}`, filter };
 }
 
 export type QueryOutcome =
@@ -161,6 +167,11 @@ class Ready {
     return out;
   }
 
+  /** The first column of every row (a statement of one column whose values need no conversion). */
+  column(tenant: string, values: ReadonlyMap<string, SQLInputValue>): unknown[] {
+    return (this.#numbers.all(...this.#args(tenant, values)) as unknown as unknown[][]).map((row) => row[0]);
+  }
+
   /** The rows read with 64-bit integers (an Int beyond ±2^53 is answered as a decimal string). */
   #wide(args: readonly SQLInputValue[]): Record<string, unknown>[] {
     if (this.#bigints === null) {
@@ -200,6 +211,8 @@ export class QueryRunner {
   /** Per tenant and (namespace, aggregate, field): the cache key it last read, to drop what it left. */
   readonly #reading = new Map<string, string>();
   readonly #plain = new Map<string, StatementSync>();
+  /** Per compiled query up to a `nearest`, the statement of the subjects it keeps. */
+  readonly #subjectsOf = new WeakMap<CompiledQuery, CompiledQuery>();
   /** Tables and indexes seen to exist (per-tenant FTS5 tables appear as tenants write, derived indexes as contracts are installed). */
   readonly #tables = new Set<string>();
   /** The candidates of the statement being run: subject → distance. */
@@ -246,11 +259,24 @@ export class QueryRunner {
   }
 
   /** The ranked candidates of `path` for the tenant, or null (the SQL path answers). In the read transaction. */
-  #rank(path: NearestPath, tenant: string, values: ReadonlyMap<string, SQLInputValue>): { subjects: string[]; distances: number[] } | null {
+  #rank(schema: Schema, artifact: string, name: string, path: NearestPath, tenant: string, values: ReadonlyMap<string, SQLInputValue>): { subjects: string[]; distances: number[] } | null {
     const to = values.get(path.to);
     const k = path.k.kind === "IntLit" ? Number(path.k.value) : Number(values.get(path.k.name.name));
     if (!(to instanceof Uint8Array) || !Number.isSafeInteger(k) || k < 0) return null;
-    return this.#vectorCache(path, tenant).nearest(tenant, path.metric, floats(to), k);
+    let only: (() => unknown[]) | undefined;
+    if (path.filter !== null) {
+      // The subjects the `where` stages keep, from their own statement (the same planner, the same snapshot).
+      const compiled = this.#plan(schema, artifact, `${name}\u0000where`, path.filter, tenant);
+      if (compiled instanceof UnsupportedQuery) return null;
+      let subjects = this.#subjectsOf.get(compiled);
+      if (subjects === undefined) {
+        subjects = { ...compiled, sql: `SELECT "subject" FROM (${compiled.sql})`, columns: [{ name: "subject", type: { kind: "Text", len: 128 } }] };
+        this.#subjectsOf.set(compiled, subjects);
+      }
+      const ready = this.#prepare(subjects);
+      only = () => ready.column(tenant, values);
+    }
+    return this.#vectorCache(path, tenant).nearest(tenant, path.metric, floats(to), k, only);
   }
 
   /** The active artifact of `namespace` for `tenant` and its schema, or null. */
@@ -421,7 +447,7 @@ export class QueryRunner {
       if (!checked.ok) return { ok: false, code: "bad-parameters", message: `the parameters do not match those of '${name}'`, errors: checked.errors };
       try {
         // `nearest` ranked in memory when it can be (same rows and distances), then the statement on the K candidates.
-        const ranked = path === null ? null : this.#rank(path, tenant, checked.values);
+        const ranked = path === null ? null : this.#rank(schema, artifact, name, path, tenant, checked.values);
         const fast = ranked === null ? null : this.#plan(schema, artifact, name, plan, tenant, true);
         if (ranked !== null && fast !== null && !(fast instanceof UnsupportedQuery)) {
           this.#candidates = new Map(ranked.subjects.map((s, i) => [s, ranked.distances[i] as number]));

@@ -2,7 +2,8 @@
  * @module The in-memory vector cache behind `nearest` (queries.md "Nearest in memory"): per
  * connection, one cache per (state table, vector field) holding, per tenant, the subjects and one
  * contiguous Float32Array of their vectors (plus each vector's sum of squares, for `cosine`). A
- * tenant's vectors are loaded on first use and kept current incrementally: before each query, in
+ * tenant's vectors are loaded on its first query, in chunks of subjects each read as one BLOB of
+ * vectors concatenated inside SQLite, and kept current incrementally: before each query, in
  * the query's read transaction, only the rows whose `seq` (the history sequence of their last
  * change) is above the cache's high-water mark are read — records are only ever upserted, and the
  * engine assigns `seq` in its write transaction, so a later commit always has a higher one.
@@ -12,7 +13,7 @@
  * `distance` values vector-distance.ts computes inside SQL (same float32 inputs, same double
  * accumulation in index order). Anything it cannot reproduce exactly (a stored vector of another
  * length, whose distance is NULL and sorts first in SQL; a NaN distance) answers null, and the caller
- * uses the SQL path.
+ * uses the SQL path. A `where` before `nearest` limits the ranking to the subjects it keeps.
  *
  * Memory: all caches of the process together hold at most `vectorCacheLimitMb()` MB (default 256,
  * `CHARTER_VECTOR_CACHE_MB`); a tenant whose vectors would not fit is not cached (the SQL path
@@ -40,6 +41,9 @@ export function setVectorCacheLimitMb(mb: number): void {
 }
 /** Bytes the vector caches of the process hold now. */
 export const vectorCacheBytes = () => usedBytes;
+let rankings = 0;
+/** How many `nearest` the vector caches of the process have ranked in memory. */
+export const vectorCacheRankings = () => rankings;
 
 /** One tenant's vectors in one (table, field). Rows are never removed, only marked unset. */
 class TenantVectors {
@@ -136,10 +140,23 @@ export function compareSubjects(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/** Rows per chunk of a tenant's first load. */
+const CHUNK = 2048;
+
+/** One chunk of a first load: the subjects in order, each vector's byte length (null: unset), and all vectors end to end. */
+interface Chunk {
+  subjects: string | null;
+  lengths: string | null;
+  blob: Uint8Array | null;
+  seq: number | null;
+  last: string | null;
+}
+
 /** The vectors of one (table, field), per tenant, for one connection. */
 export class VectorCache {
   readonly #tenants = new Map<string, TenantVectors>();
   readonly #all: StatementSync;
+  readonly #chunk: StatementSync;
   readonly #since: StatementSync;
   readonly #count: StatementSync;
   readonly #dim: number;
@@ -148,10 +165,57 @@ export class VectorCache {
     const t = quote(table);
     const c = quote(columnName(field));
     this.#dim = dim;
-    this.#all = db.prepare(`SELECT subject, ${c} AS v, seq FROM ${t} WHERE tenant = ?`);
+    this.#all = db.prepare(`SELECT subject, ${c} AS v, seq FROM ${t} WHERE tenant = ? AND subject >= ? ORDER BY subject`);
+    // Handing SQLite's BLOBs to JavaScript one by one costs more than reading them: a chunk comes
+    // as one BLOB of its vectors end to end (concatenated in SQLite), with their subjects and lengths.
+    const blob = `CASE WHEN typeof(${c}) = 'blob' THEN ${c} END`;
+    this.#chunk = db.prepare(
+      `SELECT json_group_array(subject) AS subjects, json_group_array(length(v)) AS lengths, CAST(group_concat(coalesce(v, x''), '') AS BLOB) AS blob, max(seq) AS seq, max(subject) AS last ` +
+        `FROM (SELECT subject, ${blob} AS v, seq FROM ${t} WHERE tenant = ? AND subject >= ? ORDER BY subject LIMIT ${CHUNK})`,
+    );
     this.#since = db.prepare(`SELECT subject, ${c} AS v, seq FROM ${t} WHERE tenant = ? AND seq > ?`);
     this.#count = db.prepare(`SELECT count(*) AS n, max(seq) AS seq FROM ${t} WHERE tenant = ?`);
-    for (const s of [this.#all, this.#since, this.#count]) s.setReadBigInts(false);
+    for (const s of [this.#all, this.#chunk, this.#since, this.#count]) s.setReadBigInts(false);
+  }
+
+  /**
+   * Reads every vector of the tenant into `t`, a chunk of subjects at a time in subject order (in
+   * the caller's read transaction); false when the budget is exceeded.
+   */
+  #load(t: TenantVectors, tenant: string): boolean {
+    // Each chunk starts at the last subject of the one before (`>=`, so the first starts at the
+    // empty subject), which it then skips.
+    let from = "";
+    for (let first = true; ; first = false) {
+      const chunk = this.#chunk.get(tenant, from) as unknown as Chunk;
+      if (chunk.last === null || chunk.subjects === null || chunk.lengths === null) return true;
+      const subjects = JSON.parse(chunk.subjects) as string[];
+      const lengths = JSON.parse(chunk.lengths) as (number | null)[];
+      const blob = chunk.blob ?? new Uint8Array(0);
+      if (!first && subjects.length === 1) return true;
+      let offset = 0;
+      for (let i = 0; i < subjects.length; i++) {
+        const subject = subjects[i] as string;
+        const length = lengths[i] ?? null;
+        // The rows must come in subject order; otherwise read them one by one.
+        if (i > 0 && compareSubjects(subjects[i - 1] as string, subject) >= 0) return this.#loadRows(t, tenant, from);
+        if ((first || i > 0) && !t.put(subject, length === null ? null : blob.subarray(offset, offset + length))) return false;
+        offset += length ?? 0;
+      }
+      if (offset !== blob.length || subjects[subjects.length - 1] !== chunk.last || (!first && subjects[0] !== from)) return this.#loadRows(t, tenant, from);
+      if (chunk.seq !== null && chunk.seq > t.seq) t.seq = chunk.seq;
+      from = chunk.last;
+    }
+  }
+
+  /** Reads the tenant's vectors from subject `from` on, row by row. */
+  #loadRows(t: TenantVectors, tenant: string, from: string): boolean {
+    for (const raw of this.#all.iterate(tenant, from)) {
+      const row = raw as { subject: string; v: unknown; seq: number };
+      if (!t.put(row.subject, row.v)) return false;
+      if (row.seq > t.seq) t.seq = row.seq;
+    }
+    return true;
   }
 
   get empty(): boolean {
@@ -171,18 +235,19 @@ export class VectorCache {
   /** The tenant's vectors, current as of the caller's read transaction, or null (not cacheable). */
   #current(tenant: string): TenantVectors | null {
     let t = this.#tenants.get(tenant);
-    let rows: Iterable<unknown>;
     if (t === undefined) {
       const { n } = this.#count.get(tenant) as { n: number };
       // Budget check before reading: the vectors, their norms and flags, and ~64 B per subject.
       if (usedBytes + n * (this.#dim * 4 + 9 + 64) > limitBytes) return null;
       t = new TenantVectors(this.#dim, Math.max(16, n));
       this.#tenants.set(tenant, t);
-      rows = this.#all.iterate(tenant);
-    } else {
-      rows = this.#since.iterate(tenant, t.seq);
+      if (!this.#load(t, tenant) || usedBytes > limitBytes) {
+        this.drop(tenant);
+        return null;
+      }
+      return t;
     }
-    for (const raw of rows) {
+    for (const raw of this.#since.iterate(tenant, t.seq)) {
       const row = raw as { subject: string; v: unknown; seq: number };
       if (!t.put(row.subject, row.v)) {
         this.drop(tenant);
@@ -199,13 +264,23 @@ export class VectorCache {
 
   /**
    * The `k` nearest subjects of the tenant to `to` under `metric` with their distances, nearest
-   * first (ties by subject), or null when only the SQL path answers exactly.
+   * first (ties by subject), or null when only the SQL path answers exactly. `only`: the subjects
+   * that may be answered (read once the cache is current, in the same read transaction).
    */
-  nearest(tenant: string, metric: Metric, to: Float32Array, k: number): { subjects: string[]; distances: number[] } | null {
+  nearest(tenant: string, metric: Metric, to: Float32Array, k: number, only?: () => Iterable<unknown>): { subjects: string[]; distances: number[] } | null {
     const t = this.#current(tenant);
     if (t === null || t.odd) return null;
     const dim = t.dim;
     if (to.length !== dim) return null;
+    // Only these subjects (the rows a `where` before `nearest` keeps), when given.
+    let allowed: Uint8Array | null = null;
+    if (only !== undefined) {
+      allowed = new Uint8Array(t.count);
+      for (const subject of only()) {
+        const i = typeof subject === "string" ? t.rows.get(subject) : undefined;
+        if (i !== undefined) allowed[i] = 1;
+      }
+    }
     const data = t.data;
     const norms = t.norms;
     const set = t.set;
@@ -224,7 +299,7 @@ export class VectorCache {
     const l2 = metric === "l2";
     const dot = metric === "dot";
     for (let i = 0, n = t.count; i < n && limit > 0; i++) {
-      if (set[i] === 0) continue;
+      if (set[i] === 0 || (allowed !== null && allowed[i] === 0)) continue;
       const base = i * dim;
       let dist: number;
       if (l2) {
@@ -274,6 +349,7 @@ export class VectorCache {
       hd[c] = dist;
       hi[c] = i;
     }
+    rankings++;
     const order = Array.from({ length: size }, (_, j) => j).sort((a, b) => (hd[a] as number) - (hd[b] as number) || compareSubjects(subjects[hi[a] as number] as string, subjects[hi[b] as number] as string));
     return { subjects: order.map((j) => subjects[hi[j] as number] as string), distances: order.map((j) => hd[j] as number) };
   }
