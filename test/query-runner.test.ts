@@ -11,6 +11,7 @@ import type { Schema } from "../contracts/schema.ts";
 import { columnName, quote } from "../shared/store/columns.ts";
 import { ftsIds, ftsTable, sharedFtsTable } from "../shared/store/read-indexes.ts";
 import { tableExists } from "../workers/engine/read-indexes.ts";
+import { StateTable } from "../workers/engine/state-table.ts";
 import { type QueryStore, queryStore } from "./helpers/query-store.ts";
 
 const NS = "acme.notes";
@@ -129,6 +130,28 @@ describe("a store written before per-tenant FTS5 tables", () => {
       // Only globex's rows are left in the shared table, and it still answers from there.
       assert.deepEqual(t.db.prepare(`SELECT rowid FROM ${shared}`).all().length, 1);
       assert.deepEqual(t.rows("globex", NS, "Find", { text: "red" }).map((r) => r.subject), ["g-1"]);
+    } finally {
+      t.close();
+    }
+  });
+});
+
+describe("a tenant's FTS5 table created in a transaction rolled back", () => {
+  it("is created again by the tenant's next write", async () => {
+    const t = await queryStore(["acme"]);
+    try {
+      const sch = t.install("acme", CONTRACT).schema;
+      const table = new StateTable(t.db, sch, "Note");
+      t.db.exec("BEGIN");
+      table.write("acme", "a-1", "art", 1, note("lost words"));
+      assert.ok(tableExists(t.db, ftsTable(sch, "Note", "by_body", "acme")));
+      t.db.exec("ROLLBACK");
+      assert.ok(!tableExists(t.db, ftsTable(sch, "Note", "by_body", "acme")));
+      // The same writer, whose statements name the table that went away, writes again.
+      table.write("acme", "a-2", "art", 2, note("kept words"));
+      assert.deepEqual(t.rows("acme", NS, "Find", { text: "words" }).map((r) => r.subject), ["a-2"]);
+      t.commit("acme", NS, "Note", "a-3", note("more words"));
+      assert.deepEqual(t.rows("acme", NS, "Find", { text: "words" }).map((r) => r.subject).sort(), ["a-2", "a-3"]);
     } finally {
       t.close();
     }
