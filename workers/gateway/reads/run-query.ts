@@ -210,6 +210,7 @@ export class QueryRunner {
   readonly #vectors = new Map<string, VectorCache>();
   /** Per tenant and (namespace, aggregate, field): the cache key it last read, to drop what it left. */
   readonly #reading = new Map<string, string>();
+  /** The runner's own statements (a fixed few), by SQL. */
   readonly #plain = new Map<string, StatementSync>();
   /** Per compiled query up to a `nearest`, the statement of the subjects it keeps. */
   readonly #subjectsOf = new WeakMap<CompiledQuery, CompiledQuery>();
@@ -232,8 +233,8 @@ export class QueryRunner {
     if (entry === undefined) {
       const plan = queryPlan(schema, name);
       if (plan === undefined) return undefined;
-      // A search reads the tenant's own FTS5 tables, so its statement is the tenant's.
-      // So does `asof`, whose statement depends on the versions stored.
+      // A search reads the tenant's own FTS5 tables and `asof` the versions stored: their
+      // statements depend on the tenant and on the store, so they are planned per run (cached).
       const own = sourceNames(plan).every((s) => Object.hasOwn(schema.aggregates, s)) && !plan.stages.some((s) => s.kind === "Search" || s.kind === "Asof");
       entry = { plan, own, path: nearestPath(schema, plan), ready: null };
       entries.set(key, entry);
