@@ -3,14 +3,14 @@
  * (an Int beyond ±2^53 is a decimal string, Bools and lists converted), and full-text search with
  * BM25 statistics of the tenant's own — another tenant's documents change no score — including a
  * store written before per-tenant FTS5 tables (one shared table), whose rows a tenant's next write
- * moves into its own table.
+ * moves into its own table, or all at once at a start (moveSharedFulltext).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Schema } from "../contracts/schema.ts";
 import { columnName, quote } from "../shared/store/columns.ts";
 import { ftsIds, ftsTable, sharedFtsTable } from "../shared/store/read-indexes.ts";
-import { tableExists } from "../workers/engine/read-indexes.ts";
+import { moveSharedFulltext, tableExists } from "../workers/engine/read-indexes.ts";
 import { StateTable } from "../workers/engine/state-table.ts";
 import { type QueryStore, queryStore } from "./helpers/query-store.ts";
 
@@ -130,6 +130,15 @@ describe("a store written before per-tenant FTS5 tables", () => {
       // Only globex's rows are left in the shared table, and it still answers from there.
       assert.deepEqual(t.db.prepare(`SELECT rowid FROM ${shared}`).all().length, 1);
       assert.deepEqual(t.rows("globex", NS, "Find", { text: "red" }).map((r) => r.subject), ["g-1"]);
+
+      // At a start, everything left moves at once and the shared table goes.
+      t.db.exec("BEGIN");
+      assert.equal(moveSharedFulltext(t.db), 1);
+      t.db.exec("COMMIT");
+      assert.ok(!tableExists(t.db, sharedFtsTable(sch, "Note", "by_body")));
+      assert.ok(tableExists(t.db, ftsTable(sch, "Note", "by_body", "globex")));
+      assert.deepEqual(t.rows("globex", NS, "Find", { text: "red" }).map((r) => r.subject), ["g-1"]);
+      assert.deepEqual(t.rows("acme", NS, "Find", { text: "red" }).map((r) => r.subject).sort(), ["a-1", "a-3"]);
     } finally {
       t.close();
     }

@@ -34,7 +34,9 @@ export function indexesOf(schema: Schema, aggregate: string): readonly SchemaInd
 const tenantPart = (tenant: string) => (/^[a-z0-9-]{1,63}$/.test(tenant) ? tenant : `_${createHash("sha256").update(tenant).digest("hex").slice(0, 16)}`);
 
 /** The FTS5 table of a fulltext index for one tenant (it exists once the tenant has written a record). */
-export const ftsTable = (schema: Schema, aggregate: string, index: string, tenant: string) => `${tableName(schema, aggregate)}__fts_${index}__t_${tenantPart(tenant)}`;
+export const ftsTable = (schema: Schema, aggregate: string, index: string, tenant: string) => tenantFtsTable(sharedFtsTable(schema, aggregate, index), tenant);
+/** The tenant's FTS5 table of the index whose shared table (sharedFtsTable) is named `shared`. */
+export const tenantFtsTable = (shared: string, tenant: string) => `${shared}__t_${tenantPart(tenant)}`;
 /**
  * The FTS5 table that stores before per-tenant tables held every tenant's rows of a fulltext index
  * (shared statistics). Never created now; a tenant's rows move out of it on its first write.

@@ -13,7 +13,18 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Schema } from "../../contracts/schema.ts";
 import { columnName, quote } from "../../shared/store/columns.ts";
 import { sourceAggregate, splitSource } from "../../shared/store/collections.ts";
-import { ftsIds, ftsTable, ftsTableDdl, indexesOf, otherSourceIndexDdl, otherSources, readIndexDdl, type SchemaIndex, sharedFtsTable } from "../../shared/store/read-indexes.ts";
+import {
+  ftsIds,
+  ftsTable,
+  ftsTableDdl,
+  indexesOf,
+  otherSourceIndexDdl,
+  otherSources,
+  readIndexDdl,
+  type SchemaIndex,
+  sharedFtsTable,
+  tenantFtsTable,
+} from "../../shared/store/read-indexes.ts";
 
 /**
  * Creates the subject maps and query indexes of `schema` if they do not exist yet — also those its
@@ -152,4 +163,28 @@ export function dropTenantFulltext(db: DatabaseSync, schema: Schema, aggregate: 
     if (tableExists(db, shared)) db.prepare(`DELETE FROM ${quote(shared)} WHERE rowid IN (SELECT id FROM ${ids} WHERE tenant = ?)`).run(tenant);
     db.prepare(`DELETE FROM ${ids} WHERE tenant = ?`).run(tenant);
   }
+}
+
+/**
+ * Moves every tenant's rows out of the shared FTS5 tables a store written before per-tenant tables
+ * has, into the tenants' own tables, and drops the shared tables; answers how many it moved. Run
+ * it where nothing reads the store yet (at start, after the migrations), in one transaction.
+ * Without it, a tenant's rows move on its next write of that aggregate (FulltextWriter), and the
+ * readers search the shared table until then.
+ */
+export function moveSharedFulltext(db: DatabaseSync): number {
+  const shared = (db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'st\\_%' ESCAPE '\\' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'").all() as { name: string; sql: string }[])
+    .map((r) => r.name)
+    .filter((name) => /__fts_.+$/.test(name) && !name.includes("__t_") && tableExists(db, `${name}__ids`));
+  for (const name of shared) {
+    const columns = (db.prepare("SELECT name FROM pragma_table_info(?)").all(name) as { name: string }[]).map((c) => quote(c.name)).join(", ");
+    const ids = quote(`${name}__ids`);
+    for (const { tenant } of db.prepare(`SELECT DISTINCT tenant FROM ${ids}`).all() as { tenant: string }[]) {
+      const own = quote(tenantFtsTable(name, tenant));
+      db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${own} USING fts5(${columns}, tokenize = 'unicode61 remove_diacritics 2')`);
+      db.prepare(`INSERT INTO ${own} (rowid, ${columns}) SELECT rowid, ${columns} FROM ${quote(name)} WHERE rowid IN (SELECT id FROM ${ids} WHERE tenant = ?)`).run(tenant);
+    }
+    db.exec(`DROP TABLE ${quote(name)}`);
+  }
+  return shared.length;
 }
