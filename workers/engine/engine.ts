@@ -13,7 +13,7 @@ import { systemClock } from "../../shared/clock.ts";
 import { loadOrCreateNodeKey } from "../../shared/identity/index.ts";
 import type { EngineNotices, EngineRequests } from "../../shared/protocol/engine.ts";
 import { assertNotNewer, migrate, StoreTooNewError } from "../../shared/store/migrations.ts";
-import { openDatabase } from "../../shared/store/open.ts";
+import { openDatabase, transaction } from "../../shared/store/open.ts";
 import { dataPaths } from "../../shared/worker/config.ts";
 import { FatalError } from "../../shared/worker/fatal.ts";
 import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.ts";
@@ -26,6 +26,7 @@ import { adminHandlers, type AdminHandlers } from "./admin-ops.ts";
 import { ClusterEngine } from "./cluster/cluster.ts";
 import { StoreMachine } from "./cluster/store-machine.ts";
 import { installStandardLibrary } from "./std-library.ts";
+import { moveSharedFulltext } from "./read-indexes.ts";
 import { rolesOf, tenantExists } from "./tenants.ts";
 
 type EngineChannel = Channel<Record<string, never>, EngineRequests, EngineNotices>;
@@ -54,6 +55,9 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   // Not on a replicated voter: its store changes only through the log.
   if (ctx.config.cluster === undefined) {
     for (const { handle } of db.prepare("SELECT handle FROM tenants").all() as { handle: string }[]) installStandardLibrary(db, handle, null, Date.now());
+    // Full-text rows of a store from before per-tenant search tables move to their tenants' own.
+    const moved = transaction(db, () => moveSharedFulltext(db));
+    if (moved > 0) ctx.log.info("moved full-text rows into per-tenant tables", { rows: moved });
   }
   const journal = new Journal(db);
   const nodeKey = await loadOrCreateNodeKey(ctx.config.dataDir);
