@@ -133,7 +133,7 @@ test("a voter cut off while the log is compacted catches up by snapshot, and a c
     const next = await until("a new leader", () => voters.find((v) => v !== leader && v.runtime.isLeader));
     assert.ok((await propose(next, "after")).ok);
     leader.cut = false;
-    await until("the old leader follows and has the new entry", () => !leader.runtime.isLeader && leader.machine.values.at(-1) === "after");
+    await until("the old leader follows, and every voter has the new entry", () => !leader.runtime.isLeader && voters.every((v) => v.machine.values.at(-1) === "after"));
     for (const v of voters) assert.deepEqual(v.machine.values, next.machine.values);
   } finally {
     for (const v of voters) await v.runtime.stop();

@@ -96,7 +96,10 @@ export class RaftRuntime {
   /** Starts ticking. */
   start(): void {
     if (this.#state.recovering && !this.#o.storage.existed) this.#o.storage.write([{ term: this.#state.term, votedFor: this.#state.votedFor, recovering: true, fromIndex: Number.MAX_SAFE_INTEGER, entries: [] }]);
-    this.#timer = setInterval(() => this.#dispatch({ type: "tick" }), this.#o.tickMs);
+    this.#timer = setInterval(() => {
+      this.#dispatch({ type: "tick" });
+      this.#noteQuorumContact();
+    }, this.#o.tickMs);
     this.#timer.unref();
   }
 
@@ -143,6 +146,7 @@ export class RaftRuntime {
   /** Hands a message from a peer to the core. */
   receive(message: Message): void {
     if (message.type === "append-entries" || message.type === "install-snapshot") this.#lastHeardLeader = Date.now();
+    if (message.type === "install-snapshot-reply") this.#imageSent.delete(message.from);
     this.#dispatch({ type: "message", message });
   }
 
@@ -168,10 +172,20 @@ export class RaftRuntime {
     return this.#machineApplied;
   }
 
-  /** Milliseconds since a leader last reached this voter (0 on the leader itself), or null. */
+  /**
+   * Milliseconds since this voter last knew its state current: since a leader last reached it, or,
+   * on the leader, since a majority last answered it. Null when it never has.
+   */
   get sinceLeaderContact(): number | null {
-    if (this.isLeader) return 0;
     return this.#lastHeardLeader === 0 ? null : Date.now() - this.#lastHeardLeader;
+  }
+
+  /** On the leader, each tick: a majority answered within the last heartbeat or two is contact. */
+  #noteQuorumContact(): void {
+    const s = this.#state;
+    if (s.role !== "leader") return;
+    const recent = Object.values(s.progress).filter((p) => s.now - p.lastContact <= 2 * s.config.heartbeatTicks).length;
+    if (recent + 1 >= Math.floor(s.config.voters.length / 2) + 1) this.#lastHeardLeader = Date.now();
   }
 
   status(): RaftStatus {
@@ -245,15 +259,25 @@ export class RaftRuntime {
       this.#o.links.send(message.to, message);
       return;
     }
-    // The snapshot travels as an image of the store, made now: it has applied at least the
-    // snapshot's index, and everything it holds is committed.
-    if (this.#snapshotting) return;
+    // The core asks again every election timeout while the follower has not answered, but a large
+    // image takes longer than that to send and install: one image per follower at a time, again
+    // only after a pause that grows with its size (the follower answers once it has installed it).
+    const last = this.#imageSent.get(message.to);
+    if (this.#snapshotting || (last !== undefined && Date.now() - last.at < last.pauseMs)) return;
     this.#snapshotting = true;
-    this.#o.machine.makeImage().then(
+    // The snapshot travels as an image of the store: it has applied at least the snapshot's index,
+    // and everything it holds is committed. One image serves every follower that needs it.
+    const cached = this.#image;
+    const making = cached !== null && cached.snapshotIndex === message.snapshot.lastIndex ? Promise.resolve(cached.bytes) : this.#o.machine.makeImage();
+    making.then(
       (image) => {
         this.#snapshotting = false;
-        this.#o.links.send(message.to, message, image);
-        this.#o.log.info("sent a snapshot to a voter", { to: message.to, index: message.snapshot.lastIndex, bytes: image.byteLength });
+        this.#image = { snapshotIndex: message.snapshot.lastIndex, bytes: image };
+        if (this.#o.links.send(message.to, message, image)) {
+          // 5 s, plus a second for every 10 MB to send and install.
+          this.#imageSent.set(message.to, { at: Date.now(), pauseMs: 5000 + Math.ceil(image.byteLength / 10_000_000) * 1000 });
+          this.#o.log.info("sent a snapshot to a voter", { to: message.to, index: message.snapshot.lastIndex, bytes: image.byteLength });
+        }
       },
       (error: unknown) => {
         this.#snapshotting = false;
@@ -261,6 +285,11 @@ export class RaftRuntime {
       },
     );
   }
+
+  /** The last image made, by the snapshot index it was made for (dropped when the log compacts again). */
+  #image: { snapshotIndex: number; bytes: Uint8Array } | null = null;
+  /** When an image last went to each follower, and how long to wait before sending another. */
+  readonly #imageSent = new Map<string, { at: number; pauseMs: number }>();
 
   /** Writes every queued persist record in one transaction, then confirms them to the core. */
   #flush(): void {
@@ -327,6 +356,8 @@ export class RaftRuntime {
   /** A snapshot's image arrived with its install-snapshot message: keep it for the effect. */
   receiveSnapshot(message: Message, image: Uint8Array): void {
     if (message.type !== "install-snapshot") return;
+    // Still installing the last one: the leader's repeat would only be installed again.
+    if (this.#installsPending > 0) return;
     this.#incoming.set(message.snapshot.lastIndex, image);
     this.receive(message);
     // The core ignored it (stale, or already covered): nothing to install.
@@ -357,5 +388,6 @@ export class RaftRuntime {
       return;
     }
     this.#dispatch({ type: "snapshot-taken", index: applied - this.#o.snapshotKeep, data: "" });
+    this.#image = null;
   }
 }

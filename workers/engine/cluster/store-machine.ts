@@ -196,7 +196,9 @@ export class StoreMachine implements StateMachine {
         const applied = (source.prepare("SELECT applied_index FROM replication WHERE id = 1").get() as { applied_index: number } | undefined)?.applied_index ?? 0;
         if (applied < snapshot.lastIndex) throw new Error(`the snapshot image has applied ${applied}, short of the snapshot's ${snapshot.lastIndex}`);
         // Page by page into the live file: the engine's and the gateway's connections see the new store.
-        await backup(source, this.#d.storePath);
+        // All pages in one step: a step holds the store's write lock, and many small steps each
+        // competing with the other connections made a large image take minutes.
+        await backup(source, this.#d.storePath, { rate: 1_000_000_000 });
       } finally {
         source.close();
       }
