@@ -57,6 +57,11 @@ export class SimNetwork {
     }
   }
 
+  /** Restores every link to and from `node` (other cuts stay). */
+  reconnect(node: string): void {
+    for (const link of [...this.#cut]) if (link.startsWith(`${node}>`) || link.endsWith(`>${node}`)) this.#cut.delete(link);
+  }
+
   /** Restores every link. */
   heal(): void {
     this.#cut.clear();
