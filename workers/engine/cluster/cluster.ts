@@ -58,7 +58,7 @@ const FORWARD_TIMEOUT_MS = 10_000;
 /** How long the leader waits for a proposed entry to commit before telling the client to retry. */
 const COMMIT_TIMEOUT_MS = 8_000;
 /** How long a request waits for a leader to be elected before answering 503. */
-const LEADER_WAIT_MS = 5_000;
+const LEADER_WAIT_MS = 3_000;
 
 const noLeader = () => problem(503, "no-leader", "no leader is elected among the voters right now; retry shortly");
 
@@ -261,6 +261,8 @@ export class ClusterEngine {
   /** Proposes a batch; null when this voter turned out not to lead (nothing was appended). */
   #proposeCommands(commands: readonly SubmittedCommand[]): Promise<CommandAnswer[] | null> {
     const now = (this.#lastNow = Math.max(this.#lastNow, Date.now()));
+    let settle = (): void => undefined;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
     return new Promise((resolve) => {
       const answers: CommandAnswer[] = new Array(commands.length);
       let left = commands.length;
@@ -269,6 +271,7 @@ export class ClusterEngine {
         if (done) return;
         done = true;
         clearTimeout(timer);
+        settle();
         resolve(value);
       };
       const resolvers = commands.map((_, i) => (a: CommandAnswer) => {
@@ -286,6 +289,14 @@ export class ClusterEngine {
       this.#runtime.propose(encodeEntry({ now, node: this.#d.nodeKey.did, commands }), (r) => {
         if (!r.ok) return finish(null);
         this.#d.machine.wait(r.index, { term: r.term, commands: resolvers });
+        // Stepping down, this voter can no longer tell whether the entry will commit: say so now,
+        // so the client retries (with the same keys, which is safe) where a leader is.
+        const unsubscribe = this.#runtime.onRoleChange(() => {
+          if (this.#runtime.isLeader) return;
+          const unknown = problem(503, "leader-stepped-down", "this voter stopped leading before the command committed; send it again with the same idempotency key (if it did commit, that returns its receipt)");
+          for (let i = 0; i < commands.length; i++) (resolvers[i] as (a: CommandAnswer) => void)({ kind: "problem", problem: unknown });
+        });
+        void settled.then(unsubscribe);
       });
     });
   }

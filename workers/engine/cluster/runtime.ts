@@ -96,9 +96,13 @@ export class RaftRuntime {
   /** Starts ticking. */
   start(): void {
     if (this.#state.recovering && !this.#o.storage.existed) this.#o.storage.write([{ term: this.#state.term, votedFor: this.#state.votedFor, recovering: true, fromIndex: Number.MAX_SAFE_INTEGER, entries: [] }]);
+    let ticks = 0;
     this.#timer = setInterval(() => {
       this.#dispatch({ type: "tick" });
       this.#noteQuorumContact();
+      // A follower that went silent stops holding the log back (see #maybeCompact) even when no
+      // entry is applied meanwhile.
+      if (++ticks % 20 === 0) this.#maybeCompact();
     }, this.#o.tickMs);
     this.#timer.unref();
   }
@@ -275,7 +279,7 @@ export class RaftRuntime {
         this.#image = { snapshotIndex: message.snapshot.lastIndex, bytes: image };
         if (this.#o.links.send(message.to, message, image)) {
           // 5 s, plus a second for every 10 MB to send and install.
-          this.#imageSent.set(message.to, { at: Date.now(), pauseMs: 5000 + Math.ceil(image.byteLength / 10_000_000) * 1000 });
+          this.#imageSent.set(message.to, { at: Date.now(), pauseMs: 5000 + Math.ceil(image.byteLength / 10_000_000) * 1000, snapshotIndex: message.snapshot.lastIndex });
           this.#o.log.info("sent a snapshot to a voter", { to: message.to, index: message.snapshot.lastIndex, bytes: image.byteLength });
         }
       },
@@ -289,7 +293,7 @@ export class RaftRuntime {
   /** The last image made, by the snapshot index it was made for (dropped when the log compacts again). */
   #image: { snapshotIndex: number; bytes: Uint8Array } | null = null;
   /** When an image last went to each follower, and how long to wait before sending another. */
-  readonly #imageSent = new Map<string, { at: number; pauseMs: number }>();
+  readonly #imageSent = new Map<string, { at: number; pauseMs: number; snapshotIndex: number }>();
 
   /** Writes every queued persist record in one transaction, then confirms them to the core. */
   #flush(): void {
@@ -381,13 +385,25 @@ export class RaftRuntime {
   #maybeCompact(): void {
     const applied = this.#state.applied;
     if (applied - this.#state.snapshot.lastIndex < this.#o.snapshotEvery + this.#o.snapshotKeep) return;
+    // A leader keeps the entries a follower it hears from still needs, and those after an image
+    // it is sending: compacting them away would only make that follower need yet another image
+    // (under load, forever). A follower that went silent does not hold the log back.
+    let index = applied - this.#o.snapshotKeep;
+    if (this.#state.role === "leader") {
+      const st = status(this.#state);
+      for (const f of Object.values(st.followers)) if (f.lastContactTicksAgo <= 2 * this.#state.config.electionTicks) index = Math.min(index, f.match);
+      for (const sent of this.#imageSent.values()) if (Date.now() - sent.at < 2 * sent.pauseMs) index = Math.min(index, sent.snapshotIndex);
+      // Not without bound: the log is kept in memory, and a follower this far behind can take an image.
+      index = Math.max(index, applied - 20 * this.#o.snapshotEvery);
+    }
+    if (index - this.#state.snapshot.lastIndex < this.#o.snapshotEvery) return;
     try {
       this.#o.machine.sync();
     } catch (error) {
       this.#o.onFatal(error as Error);
       return;
     }
-    this.#dispatch({ type: "snapshot-taken", index: applied - this.#o.snapshotKeep, data: "" });
+    this.#dispatch({ type: "snapshot-taken", index, data: "" });
     this.#image = null;
   }
 }
