@@ -141,7 +141,14 @@ async function checkVoters(t: TestContext, sent: readonly Sent[]): Promise<void>
   const counts = await Promise.all(cluster.voters.map(async (v) => {
     let sum = 0;
     for (let i = 0; i < SUBJECTS; i++) {
-      const r = await fetch(`${v.url}/v1/acme/${NS}/records/Tally/t${i}`, { headers: { authorization: `Bearer ${signBearer(owner, { tenant: "acme", namespace: NS, now: Date.now() })}` } });
+      const read = () => fetch(`${v.url}/v1/acme/${NS}/records/Tally/t${i}`, { headers: { authorization: `Bearer ${signBearer(owner, { tenant: "acme", namespace: NS, now: Date.now() })}` } });
+      // A pooled keep-alive connection the server closed for idleness just as it was reused fails
+      // once with "other side closed"; a read may be sent again. A second failure is reported with
+      // the voter's log.
+      const r = await read().catch(async (error: unknown) => {
+        await sleep(200);
+        return read().catch((again: unknown) => assert.fail(`reading t${i} from ${v.id} failed twice (${String(error)}; ${String(again)}):\n${cluster.tail(v.id)}`));
+      });
       assert.equal(r.status, 200);
       sum += ((await r.json()) as { state: { count: number } }).state.count;
     }
