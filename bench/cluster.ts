@@ -197,7 +197,7 @@ try {
   // ---- etcd, the reference ---------------------------------------------------------------------
   const etcdPuts = await etcdReference(three.count);
   if (etcdPuts !== null) {
-    report("cluster.etcd_reference.puts_per_s", etcdPuts.perS, "puts/s", { label: "Charter three voters", value: three.perS, higherIsBetter: true });
+    report("cluster.etcd_reference.puts_per_s", etcdPuts.perS, "ops/s", { label: "Charter three voters' commands", value: three.perS, higherIsBetter: true });
     report("cluster.etcd_reference.p99_ms", percentile(etcdPuts.latencies, 99), "ms", { label: "Charter three voters", value: percentile(three.latencies, 99), higherIsBetter: false });
   }
 } finally {
