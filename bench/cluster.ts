@@ -14,11 +14,11 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateKeyPair, type KeyPair, signCommand } from "../shared/identity/index.ts";
-import { type Charter, charterBin, cleanup, lockOf, sleep, startCharter, stopCharter, tempDataDir } from "../test/helpers/charter-process.ts";
+import { type Charter, charterBin, cleanup, sleep, startCharter, stopCharter, tempDataDir } from "../test/helpers/charter-process.ts";
+import { Cluster, freePort } from "../test/helpers/cluster.ts";
 import { percentile, report } from "./lib.ts";
 import { drive, httpPost, type Req, req, type RunResult } from "./support/http-load.ts";
 
@@ -31,14 +31,6 @@ const FAILOVERS = Number(option("--failovers") ?? 5);
 const WARM_UP = 1500;
 const note = (text: string) => process.stderr.write(`# ${text}\n`);
 const failures: string[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function charterCli(args: string[]): string {
   return execFileSync(process.execPath, [charterBin, ...args], { encoding: "utf8" }).trim();
@@ -79,62 +71,13 @@ function prepare(dataDir: string): KeyPair[] {
   return members;
 }
 
-interface Voter {
-  readonly id: string;
-  readonly dataDir: string;
-  readonly args: string[];
-  charter: Charter | null;
-}
-
-async function health(url: string): Promise<{ role?: string; term?: number; leader?: string | null } | null> {
+async function health(url: string): Promise<{ role?: string; term?: number } | null> {
   try {
     const r = await fetch(`${url}/health`, { signal: AbortSignal.timeout(500) });
     return (await r.json()) as { role?: string; term?: number };
   } catch {
     return null;
   }
-}
-
-async function startCluster(): Promise<Voter[]> {
-  const ids = ["a", "b", "c"];
-  const dirs = ids.map((id) => tempDataDir(`charter-bench-voter-${id}-`));
-  const dids = dirs.map((d) => charterCli(["identity", "--data", d]));
-  const ports = await Promise.all(ids.map(() => freePort()));
-  const peers = ids.map((id, i) => `${id}=${dids[i]}@127.0.0.1:${ports[i]}`).join(",");
-  const voters: Voter[] = ids.map((id, i) => ({ id, dataDir: dirs[i] as string, args: ["--voter-id", id, "--peers", peers], charter: null }));
-  await Promise.all(voters.map(async (v) => (v.charter = await startCharter({ dataDir: v.dataDir, args: v.args, timeoutMs: 30_000 }))));
-  return voters;
-}
-
-async function leaderOf(voters: readonly Voter[], timeoutMs = 20_000): Promise<{ voter: Voter; term: number }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    for (const v of voters) {
-      if (v.charter === null) continue;
-      const h = await health(v.charter.url);
-      if (h?.role === "leader") return { voter: v, term: h.term ?? 0 };
-    }
-    if (Date.now() > deadline) throw new Error("no leader was elected");
-    await sleep(10);
-  }
-}
-
-/** Kills a voter's whole tree (supervisor and workers) with SIGKILL. */
-function killTree(v: Voter): void {
-  const { pid, workers } = lockOf(v.dataDir);
-  for (const w of Object.values(workers)) {
-    try {
-      process.kill(w, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {
-    // Already gone.
-  }
-  v.charter = null;
 }
 
 const portOf = (c: Charter) => Number(new URL(c.url).port);
@@ -161,11 +104,11 @@ try {
   cleanup(single.dataDir);
 }
 
-const voters = await startCluster();
+const cluster = await Cluster.start();
 try {
-  const first = await leaderOf(voters);
-  const signers = prepare(first.voter.dataDir);
-  const three = await measure(portOf(first.voter.charter as Charter), signers, "three-voters", {});
+  const first = cluster.voter(await cluster.leader());
+  const signers = prepare(first.dataDir);
+  const three = await measure(first.httpPort, signers, "three-voters", {});
   process.stdout.write(`# 64 concurrent keep-alive clients (raw HTTP/1.1) to the leader; shipping Request, durability quorum (a majority fsynced before the receipt)\n`);
   report("cluster.three_voters.commands_per_s", three.perS, "cmds/s", { label: "one voter", value: one.perS, higherIsBetter: true, target: ">= 0.5x" });
   report("cluster.three_voters.p50_ms", percentile(three.latencies, 50), "ms", { label: "one voter", value: percentile(one.latencies, 50), higherIsBetter: false });
@@ -174,21 +117,23 @@ try {
   // ---- Time to a new leader after kill -9 ----------------------------------------------------
   const times: number[] = [];
   for (let trial = 0; trial < FAILOVERS; trial++) {
-    const { voter: old, term } = await leaderOf(voters);
+    const old = await cluster.leader();
+    const term = (await health(cluster.voter(old).url))?.term ?? 0;
     const killedAt = performance.now();
-    killTree(old);
-    const others = voters.filter((v) => v !== old);
+    await cluster.kill(old);
+    const others = cluster.voters.filter((v) => v.id !== old);
+    // Polled every 5 ms: the harness's own wait for a majority-backed leader polls too slowly to time this.
     for (;;) {
-      const states = await Promise.all(others.map((v) => health((v.charter as Charter).url)));
+      const states = await Promise.all(others.map((v) => health(v.url)));
       if (states.some((h) => h?.role === "leader" && (h.term ?? 0) > term)) break;
       if (performance.now() - killedAt > 30_000) throw new Error("no new leader within 30 s");
       await sleep(5);
     }
     times.push(performance.now() - killedAt);
     note(`failover ${trial + 1}: new leader after ${Math.round(times.at(-1) as number)} ms`);
-    old.charter = await startCharter({ dataDir: old.dataDir, args: old.args, timeoutMs: 30_000 });
-    // Let the restarted voter rejoin before the next trial.
-    await sleep(1500);
+    await cluster.restart(old);
+    // The restarted voter rejoins before the next trial.
+    await cluster.converged();
   }
   times.sort((a, b) => a - b);
   report("cluster.failover.new_leader_median_ms", percentile(times, 50), "ms", { label: "the election timeout's lower bound", value: 500, higherIsBetter: false });
@@ -201,10 +146,7 @@ try {
     report("cluster.etcd_reference.p99_ms", percentile(etcdPuts.latencies, 99), "ms", { label: "Charter three voters", value: percentile(three.latencies, 99), higherIsBetter: false });
   }
 } finally {
-  for (const v of voters) {
-    if (v.charter !== null) await stopCharter(v.charter);
-    cleanup(v.dataDir);
-  }
+  await cluster.stop();
 }
 
 /** A three-member etcd on loopback doing `count` puts with the same concurrency; null when etcd is not installed. */
@@ -217,7 +159,7 @@ async function etcdReference(count: number): Promise<RunResult | null> {
   }
   const root = mkdtempSync(join(tmpdir(), "charter-bench-etcd-"));
   const members = await Promise.all(["e1", "e2", "e3"].map(async (name) => ({ name, client: await freePort(), peer: await freePort() })));
-  const cluster = members.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(",");
+  const initialCluster = members.map((m) => `${m.name}=http://127.0.0.1:${m.peer}`).join(",");
   const procs: ChildProcess[] = members.map((m) =>
     spawn(
       "etcd",
@@ -228,7 +170,7 @@ async function etcdReference(count: number): Promise<RunResult | null> {
         "--advertise-client-urls", `http://127.0.0.1:${m.client}`,
         "--listen-peer-urls", `http://127.0.0.1:${m.peer}`,
         "--initial-advertise-peer-urls", `http://127.0.0.1:${m.peer}`,
-        "--initial-cluster", cluster,
+        "--initial-cluster", initialCluster,
         "--initial-cluster-state", "new",
         "--initial-cluster-token", "charter-bench",
         "--log-level", "error",

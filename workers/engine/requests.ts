@@ -4,6 +4,7 @@
  */
 import type { Channel } from "../../shared/channel/channel.ts";
 import type { Journal } from "../../shared/journal.ts";
+import { problem } from "../../shared/problem.ts";
 import type { CommandAnswer, EngineRequests, ReadPoint, SubmittedCommand, ConsensusStatus } from "../../shared/protocol/engine.ts";
 
 export interface EngineState {
@@ -22,7 +23,8 @@ export function serveEngineRequests(channel: Channel<Record<string, never>, Engi
   channel
     .handle("ping", () => ({ pid: process.pid }))
     .handle("command", (c) => submit(c))
-    .handle("read-point", (r) => (cluster === undefined ? { ok: true, appliedIndex: 0, commitIndex: 0, leaderContactMs: 0, role: "leader" } : cluster.readPoint(r.consistency)))
+    // One voter has no read points to give: its store is always current, and the gateway reads it directly.
+    .handle("read-point", (r) => cluster?.readPoint(r.consistency) ?? { ok: false, problem: problem(409, "not-replicated", "this engine is one voter: its store is always current") })
     .handle("consensus-status", () => cluster?.status() ?? null)
     .handle("watch-commits", (r) => {
       state.watchCommits(r.watch);

@@ -41,9 +41,6 @@ export interface ClusterDeps {
   readonly tickMs?: number;
 }
 
-/** What `/health` and the console show of a voter. */
-export type ClusterStatus = ConsensusStatus;
-
 /** The answer to a read barrier. */
 export type Barrier = { readonly ok: true; readonly index: number } | { readonly ok: false; readonly problem: Problem };
 
@@ -59,6 +56,9 @@ const FORWARD_TIMEOUT_MS = 10_000;
 const COMMIT_TIMEOUT_MS = 8_000;
 /** How long a request waits for a leader to be elected before answering 503. */
 const LEADER_WAIT_MS = 3_000;
+
+/** What a voter that is not (or no longer) the leader answers a forwarded request with. */
+const NOT_LEADER = "not the leader";
 
 const noLeader = () => problem(503, "no-leader", "no leader is elected among the voters right now; retry shortly");
 
@@ -154,27 +154,58 @@ export class ClusterEngine {
   }
 
   /** A linearizable read point applied on this voter, or why there is none. */
-  async readBarrier(): Promise<Barrier> {
+  readBarrier(): Promise<Barrier> {
+    return this.#atLeader<Barrier>(
+      async () => {
+        const r = await this.#runtime.readIndex();
+        return r.ok ? r : null;
+      },
+      async (leader) => {
+        const r = await this.#transport.request(leader, { kind: "read-index" } satisfies PeerRequest, FORWARD_TIMEOUT_MS);
+        if (!r.ok) return null;
+        const index = (r.value as { index: number }).index;
+        const caughtUp = await Promise.race([this.#runtime.waitApplied(index).then(() => true), sleep(FORWARD_TIMEOUT_MS).then(() => false)]);
+        if (caughtUp) return { ok: true, index };
+        return { ok: false, problem: problem(503, "behind", `this voter has not caught up with the leader's read point ${index}; read again, or ask for ?consistency=local`) };
+      },
+      () => ({ ok: false, problem: noLeader() }),
+    );
+  }
+
+  /**
+   * Runs `here` when this voter leads, else `there` with the leader it knows of; either answers
+   * null to try again (leadership moved meanwhile). Gives up with `none` after LEADER_WAIT_MS
+   * without a leader, or once the voter is stopping.
+   */
+  async #atLeader<T>(here: () => Promise<T | null>, there: (leader: string) => Promise<T | null>, none: () => T): Promise<T> {
     const deadline = Date.now() + LEADER_WAIT_MS;
     for (;;) {
-      if (this.#runtime.isLeader) {
-        const r = await this.#runtime.readIndex();
-        if (r.ok) return r;
-      } else {
-        const leader = this.#runtime.leader;
-        if (leader !== null) {
-          const r = await this.#transport.request(leader, { kind: "read-index" } satisfies PeerRequest, FORWARD_TIMEOUT_MS);
-          if (r.ok) {
-            const index = (r.value as { index: number }).index;
-            const caughtUp = await Promise.race([this.#runtime.waitApplied(index).then(() => true), sleep(FORWARD_TIMEOUT_MS).then(() => false)]);
-            if (caughtUp) return { ok: true, index };
-            return { ok: false, problem: problem(503, "behind", `this voter has not caught up with the leader's read point ${index}; read again, or ask for ?consistency=local`) };
-          }
-        }
-      }
-      if (Date.now() > deadline || this.#closed) return { ok: false, problem: noLeader() };
+      if (this.#closed) return none();
+      const leader = this.#runtime.leader;
+      const answer = this.#runtime.isLeader ? await here() : leader !== null ? await there(leader) : null;
+      if (answer !== null) return answer;
+      if (Date.now() > deadline) return none();
       await sleep(50);
     }
+  }
+
+  /**
+   * `request` to the leader, with what went wrong: "retry" when it was not the leader or, with
+   * `untilLeaderChanges`, as soon as this voter learns of another leader (the answer may still
+   * come, but the caller moves on).
+   */
+  async #forward(leader: string, body: PeerRequest, untilLeaderChanges: boolean): Promise<{ ok: true; value: unknown } | { ok: false; retry: boolean; error: string }> {
+    const request = this.#transport.request(leader, body, FORWARD_TIMEOUT_MS);
+    let stop = (): void => undefined;
+    const changed = new Promise<{ ok: false; error: string }>((resolve) => {
+      if (!untilLeaderChanges) return;
+      stop = this.#runtime.onRoleChange(() => {
+        const now = this.#runtime.leader;
+        if (now !== null && now !== leader) resolve({ ok: false, error: NOT_LEADER });
+      });
+    });
+    const r = await Promise.race([request, changed]).finally(() => stop());
+    return r.ok ? r : { ok: false, retry: r.error.includes(NOT_LEADER), error: r.error };
   }
 
   /** `strong`: waits for a linearizable read point; `local`: this voter's state as it is, and how stale. */
@@ -187,7 +218,8 @@ export class ClusterEngine {
     return { ok: true, appliedIndex: this.#runtime.appliedIndex, commitIndex: s.commitIndex, leaderContactMs: this.#runtime.sinceLeaderContact, role: s.role };
   }
 
-  status(): ClusterStatus {
+  /** What `/health` and the console show of this voter. */
+  status(): ConsensusStatus {
     const s = this.#runtime.status();
     const connected = new Set(this.#transport.connected());
     return {
@@ -236,26 +268,22 @@ export class ClusterEngine {
   }
 
   /** Gets a batch committed: proposed here when leading, else forwarded to the leader. */
-  async #replicate(commands: readonly SubmittedCommand[]): Promise<CommandAnswer[]> {
-    const deadline = Date.now() + LEADER_WAIT_MS;
-    for (;;) {
-      if (this.#closed) return commands.map(() => ({ kind: "problem", problem: problem(503, "draining", "the voter is stopping; send the command again") }));
-      if (this.#runtime.isLeader) {
-        const answers = await this.#proposeCommands(commands);
-        if (answers !== null) return answers;
-      } else {
-        const leader = this.#runtime.leader;
-        if (leader !== null) {
-          const r = await this.#transport.request(leader, { kind: "commands", commands } satisfies PeerRequest, FORWARD_TIMEOUT_MS);
-          if (r.ok) return r.value as CommandAnswer[];
-          // The leader could have committed them before the link failed: only a retry with the same
-          // idempotency keys is safe, and that is the client's to make.
-          if (!/not the leader/.test(r.error)) return commands.map(() => ({ kind: "problem", problem: problem(503, "forward-failed", `the leader did not answer (${r.error}); send the command again with the same idempotency key`) }));
-        }
-      }
-      if (Date.now() > deadline) return commands.map(() => ({ kind: "problem", problem: noLeader() }));
-      await sleep(50);
-    }
+  #replicate(commands: readonly SubmittedCommand[]): Promise<CommandAnswer[]> {
+    const all = (pr: Problem): CommandAnswer[] => commands.map(() => ({ kind: "problem", problem: pr }));
+    return this.#atLeader<CommandAnswer[]>(
+      () => this.#proposeCommands(commands),
+      async (leader) => {
+        // A new leader while waiting: the batch goes there. Should the old leader commit it as well,
+        // the idempotency keys make the second copy a replay of the first.
+        const r = await this.#forward(leader, { kind: "commands", commands }, true);
+        if (r.ok) return r.value as CommandAnswer[];
+        if (r.retry) return null;
+        // The leader could have committed them before the link failed: only a retry with the same
+        // idempotency keys is safe, and that is the client's to make.
+        return all(problem(503, "forward-failed", `the leader did not answer (${r.error}); send the command again with the same idempotency key`));
+      },
+      () => all(this.#closed ? problem(503, "draining", "the voter is stopping; send the command again") : noLeader()),
+    );
   }
 
   /** Proposes a batch; null when this voter turned out not to lead (nothing was appended). */
@@ -301,59 +329,57 @@ export class ClusterEngine {
     });
   }
 
-  async #proposeAdmin(op: AdminOp): Promise<AdminResult<unknown>> {
-    const deadline = Date.now() + LEADER_WAIT_MS;
-    for (;;) {
-      if (this.#runtime.isLeader) {
-        const result = await new Promise<AdminResult<unknown> | null>((resolve) => {
-          const now = (this.#lastNow = Math.max(this.#lastNow, Date.now()));
-          const timer = setTimeout(() => resolve({ ok: false, error: { code: "commit_timeout", message: `not committed within ${COMMIT_TIMEOUT_MS / 1000} s; it may still be: check before retrying` } }), COMMIT_TIMEOUT_MS);
-          timer.unref();
-          this.#runtime.propose(encodeEntry({ now, node: this.#d.nodeKey.did, admin: op }), (r) => {
-            if (!r.ok) {
-              clearTimeout(timer);
-              return resolve(null);
-            }
-            this.#d.machine.wait(r.index, {
-              term: r.term,
-              admin: (result) => {
-                clearTimeout(timer);
-                resolve(result);
-              },
-            });
-          });
-        });
-        if (result !== null) return result;
-      } else {
-        const leader = this.#runtime.leader;
-        if (leader !== null) {
-          const r = await this.#transport.request(leader, { kind: "admin", op } satisfies PeerRequest, FORWARD_TIMEOUT_MS);
-          if (r.ok) return r.value as AdminResult<unknown>;
-          if (!/not the leader/.test(r.error)) return { ok: false, error: { code: "forward_failed", message: `the leader did not answer (${r.error}); it may have been applied — check before retrying` } };
+  /** Gets an operator request applied: proposed here when leading, else forwarded to the leader. */
+  #proposeAdmin(op: AdminOp): Promise<AdminResult<unknown>> {
+    return this.#atLeader<AdminResult<unknown>>(
+      () => this.#proposeAdminHere(op),
+      async (leader) => {
+        // Not re-sent on a change of leader: an operator request has no idempotency key.
+        const r = await this.#forward(leader, { kind: "admin", op }, false);
+        if (r.ok) return r.value as AdminResult<unknown>;
+        if (r.retry) return null;
+        return { ok: false, error: { code: "forward_failed", message: `the leader did not answer (${r.error}); it may have been applied — check before retrying` } };
+      },
+      () => ({ ok: false, error: { code: "no_leader", message: noLeader().detail } }),
+    );
+  }
+
+  /** Proposes an operator request here; null when this voter turned out not to lead. */
+  #proposeAdminHere(op: AdminOp): Promise<AdminResult<unknown> | null> {
+    return new Promise((resolve) => {
+      const now = (this.#lastNow = Math.max(this.#lastNow, Date.now()));
+      const timer = setTimeout(() => resolve({ ok: false, error: { code: "commit_timeout", message: `not committed within ${COMMIT_TIMEOUT_MS / 1000} s; it may still be: check before retrying` } }), COMMIT_TIMEOUT_MS);
+      timer.unref();
+      this.#runtime.propose(encodeEntry({ now, node: this.#d.nodeKey.did, admin: op }), (r) => {
+        if (!r.ok) {
+          clearTimeout(timer);
+          return resolve(null);
         }
-      }
-      if (Date.now() > deadline) return { ok: false, error: { code: "no_leader", message: noLeader().detail } };
-      await sleep(50);
-    }
+        this.#d.machine.wait(r.index, {
+          term: r.term,
+          admin: (result) => {
+            clearTimeout(timer);
+            resolve(result);
+          },
+        });
+      });
+    });
   }
 
   /** Answers another voter's request (this voter is, or was, the leader it thought). */
   async #serve(_from: string, r: PeerRequest): Promise<unknown> {
+    const answer = <T>(value: T | null): T => {
+      if (value === null) throw new Error(NOT_LEADER);
+      return value;
+    };
     switch (r.kind) {
-      case "commands": {
-        if (!this.#runtime.isLeader) throw new Error("not the leader");
-        const answers = await this.#proposeCommands(r.commands);
-        if (answers === null) throw new Error("not the leader");
-        return answers;
-      }
-      case "admin": {
-        if (!this.#runtime.isLeader) throw new Error("not the leader");
-        return this.#proposeAdmin(r.op);
-      }
+      case "commands":
+        return answer(this.#runtime.isLeader ? await this.#proposeCommands(r.commands) : null);
+      case "admin":
+        return answer(this.#runtime.isLeader ? await this.#proposeAdminHere(r.op) : null);
       case "read-index": {
         const result = await this.#runtime.readIndex();
-        if (!result.ok) throw new Error("not the leader");
-        return { index: result.index };
+        return { index: answer(result.ok ? result.index : null) };
       }
       case "probe":
         return probeOf(this.#runtime, null);

@@ -10,7 +10,7 @@
  * the store does not have.
  */
 import { randomInt } from "node:crypto";
-import { type Effect, type LogEntry, type Message, type NodeState, type PersistRecord, type RaftConfig, type RaftEvent, type RaftStatus, restore, type Snapshot, status, step } from "../raft/index.ts";
+import { quorum, type Effect, type LogEntry, type Message, type NodeState, type PersistRecord, type RaftConfig, type RaftEvent, type RaftStatus, restore, type Snapshot, status, step } from "../raft/index.ts";
 import type { RaftStorage } from "./raft-storage.ts";
 
 /** The replicated state machine as the runtime sees it. */
@@ -81,6 +81,12 @@ export class RaftRuntime {
   #stopped = false;
   #snapshotting = false;
   #lastHeardLeader = 0;
+  /** The last image made, by the snapshot index it was made for (dropped when the log compacts again). */
+  #image: { snapshotIndex: number; bytes: Uint8Array } | null = null;
+  /** When an image last went to each follower, and how long to wait before sending another. */
+  readonly #imageSent = new Map<string, { at: number; pauseMs: number; snapshotIndex: number }>();
+  /** Images that arrived with install-snapshot messages, by snapshot index, until the core asks to install one. */
+  readonly #incoming = new Map<number, Uint8Array>();
 
   constructor(options: RaftRuntimeOptions) {
     this.#o = options;
@@ -189,7 +195,7 @@ export class RaftRuntime {
     const s = this.#state;
     if (s.role !== "leader") return;
     const recent = Object.values(s.progress).filter((p) => s.now - p.lastContact <= 2 * s.config.heartbeatTicks).length;
-    if (recent + 1 >= Math.floor(s.config.voters.length / 2) + 1) this.#lastHeardLeader = Date.now();
+    if (recent + 1 >= quorum(s.config)) this.#lastHeardLeader = Date.now();
   }
 
   status(): RaftStatus {
@@ -290,11 +296,6 @@ export class RaftRuntime {
     );
   }
 
-  /** The last image made, by the snapshot index it was made for (dropped when the log compacts again). */
-  #image: { snapshotIndex: number; bytes: Uint8Array } | null = null;
-  /** When an image last went to each follower, and how long to wait before sending another. */
-  readonly #imageSent = new Map<string, { at: number; pauseMs: number; snapshotIndex: number }>();
-
   /** Writes every queued persist record in one transaction, then confirms them to the core. */
   #flush(): void {
     this.#persistScheduled = false;
@@ -355,7 +356,6 @@ export class RaftRuntime {
     });
   }
 
-  readonly #incoming = new Map<number, Uint8Array>();
 
   /** A snapshot's image arrived with its install-snapshot message: keep it for the effect. */
   receiveSnapshot(message: Message, image: Uint8Array): void {
