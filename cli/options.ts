@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
-import { type PeerAddress, parsePeers } from "../workers/engine/cluster/peer-transport.ts";
+import { type PeerAddress, parsePeers } from "../workers/engine/cluster/peers.ts";
 
 /** A mistake on the command line: printed as one line, exit code 2. */
 export class UsageError extends Error {}

@@ -6,7 +6,8 @@ import { WebSocket, WebSocketServer } from "ws";
 import { base64urlEncode } from "../../../shared/identity/base64url.ts";
 import { generateKeyPair, type KeyPair } from "../../../shared/identity/key-pair.ts";
 import { ed25519Sign } from "../../../shared/identity/sodium.ts";
-import { parsePeers, startPeerTransport, type PeerAddress, type PeerTransport, type PeerTransportOptions } from "./peer-transport.ts";
+import { startPeerTransport, type PeerTransport, type PeerTransportOptions } from "./peer-transport.ts";
+import { parsePeers, type PeerAddress } from "./peers.ts";
 
 const HOST = "127.0.0.1";
 const LINK_URL_PATH = "/charter/peer/v1";
