@@ -164,6 +164,23 @@ function snapshotInstalls(id: string): number {
   return out.slice(out.lastIndexOf("--- start")).split("installed a snapshot from the leader").length - 1;
 }
 
+test("a read asking for a consistency that does not exist is a 400 naming the two there are; the read headers say how fresh", async () => {
+  const bearer = () => `Bearer ${signBearer(owner, { tenant: "acme", namespace: NS, now: Date.now() })}`;
+  const v = cluster.voters[0] as (typeof cluster.voters)[number];
+  const bad = await fetch(`${v.url}/v1/acme/${NS}/records/Tally/t0?consistency=eventual`, { headers: { authorization: bearer() } });
+  assert.equal(bad.status, 400);
+  const body = (await bad.json()) as { type: string; detail: string };
+  assert.match(body.type, /bad-consistency/);
+  assert.match(body.detail, /'strong'.*'local'.*not 'eventual'/);
+  for (const consistency of ["strong", "local"]) {
+    const r = await fetch(`${v.url}/v1/acme/${NS}/records/Tally/t0?consistency=${consistency}`, { headers: { authorization: bearer() } });
+    assert.ok(r.status === 200 || r.status === 404, `a ${consistency} read answers (${r.status})`);
+    assert.equal(r.headers.get("charter-consistency"), consistency);
+    assert.match(r.headers.get("charter-applied-index") ?? "", /^\d+$/);
+    assert.equal(r.headers.has("charter-staleness-ms"), consistency === "local");
+  }
+});
+
 for (let round = 1; round <= ROUNDS; round++) {
   const r = ROUNDS > 1 ? ` (round ${round})` : "";
 
