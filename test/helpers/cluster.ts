@@ -75,13 +75,20 @@ process.on("exit", () => {
   for (const c of running) c.killAllNow();
 });
 
-/** A port that was free a moment ago. */
+/** Ports this process has handed out: the kernel may offer a port again once it was closed. */
+const handedOut = new Set<number>();
+
+/** A port that was free a moment ago, and that this process has not handed out before. */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (;;) {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
 
 export class Cluster {
