@@ -22,6 +22,7 @@ test("`npm start`-style start answers /health with 200; SIGTERM drains in-flight
 
   // Requests on established connections when SIGTERM arrives are all answered.
   const url = new URL(`${c.url}/health`);
+  const connected: Promise<void>[] = [];
   const inFlight = Array.from(
     { length: 50 },
     () =>
@@ -30,11 +31,13 @@ test("`npm start`-style start answers /health with 200; SIGTERM drains in-flight
           res.resume();
           res.on("end", () => resolve(res.statusCode ?? 0));
         });
+        connected.push(new Promise<void>((r) => req.once("socket", (socket) => socket.once("connect", () => r()))));
         req.on("error", reject);
         req.end();
       }),
   );
-  await new Promise((r) => setTimeout(r, 5));
+  // Every connection is established (the request is written on connect) before the signal.
+  await Promise.all(connected);
   const exit = stopCharter(c);
   const statuses = await Promise.all(inFlight);
   assert.ok(statuses.every((s) => s === 200), `statuses: ${statuses.join(",")}`);

@@ -24,6 +24,7 @@ import { mountWellKnown } from "./routes/well-known.ts";
 import { EventHub } from "./event-hub.ts";
 import { mountReadConsistency } from "./consistency.ts";
 import { checkGrpcPort, GrpcSurface } from "./surfaces/grpc-surface.ts";
+import { gracefulCloser } from "./graceful-close.ts";
 
 /** How long to keep retrying a port that is busy, for a predecessor killed a moment ago to let go of it. */
 const BIND_RETRY_MS = 1500;
@@ -78,6 +79,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   const admin = new SocketLink<AdminRequests>(dataPaths(config.dataDir).adminSocket);
   mountTenantRoutes(app, { admin, compile: (source, context) => compileInChild(source, context), now: () => Date.now(), installed: () => grpc.refresh() });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const closer = gracefulCloser(server);
   await listen(server, config.listen.host, config.listen.port);
   // gRPC is served only once a contract is installed, but a port it could never have is fatal now.
   const grpcPortProblem = await checkGrpcPort(config.grpc.host, config.grpc.port);
@@ -95,8 +97,9 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
 
   return {
     async drain() {
-      // Stop accepting; requests and calls in flight finish (idle keep-alive connections are closed).
-      await Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), grpc.close()]);
+      // Stop accepting; requests and calls in flight finish, and a connection that has not sent its
+      // request yet gets a moment to (idle keep-alive connections are closed).
+      await Promise.all([closer.close(), grpc.close()]);
       await consumer.stop();
       await engine.close();
       await admin.close();
