@@ -73,3 +73,30 @@ test("a connection that never sends a request is closed when the grace ends", as
   await closer.close(50);
   await ended;
 });
+
+test("connections still in the kernel's accept queue when the stop comes are taken and answered", async () => {
+  const { closer, port } = await start();
+  const answers = Array.from(
+    { length: 50 },
+    () =>
+      new Promise<string>((resolve) => {
+        const socket = connect(port, "127.0.0.1");
+        let answer = "";
+        socket.on("data", (chunk: Buffer) => (answer += chunk.toString()));
+        socket.on("error", (error) => resolve(error.message));
+        socket.on("close", () => resolve(answer));
+        // Buffered until connected, then sent at once.
+        socket.write("GET /queued HTTP/1.1\r\nHost: x\r\n\r\n");
+      }),
+  );
+  // Without turning the event loop: the kernel completes every handshake and queues the connections.
+  const until = Date.now() + 150;
+  while (Date.now() < until);
+  const closed = closer.close(2000);
+  const all = await Promise.all(answers);
+  await closed;
+  assert.deepEqual(
+    all.map((a) => a.slice(0, 15)),
+    all.map(() => "HTTP/1.1 200 OK"),
+  );
+});
