@@ -21,6 +21,16 @@ export type CommandAnswer =
   | { readonly kind: "receipt"; readonly receipt: Receipt; readonly replayed: boolean }
   | { readonly kind: "problem"; readonly problem: Problem };
 
+/**
+ * What the engine answers the gateway: a receipt comes with its JWS, signed by this node (the
+ * engine holds the node key too). Signing there rather than in the gateway spreads the write
+ * path's CPU over both processes: the gateway, which also parses HTTP and verifies every command's
+ * signature, is the busier of the two.
+ */
+export type SignedCommandAnswer =
+  | { readonly kind: "receipt"; readonly receipt: Receipt; readonly jws: string; readonly replayed: boolean }
+  | { readonly kind: "problem"; readonly problem: Problem };
+
 /** What the engine tells each worker that asked (`watch-commits`) after each commit. */
 export type EngineNotices = {
   committed: { receipts: readonly Receipt[] };
@@ -53,7 +63,7 @@ export type EngineRequests = {
   /** Replicated engine: wait for a linearizable read point (`strong`) or report staleness (`local`). */
   "read-point": { request: { consistency: "strong" | "local" }; response: ReadPoint };
   "consensus-status": { request: Record<string, never>; response: ConsensusStatus | null };
-  command: { request: SubmittedCommand; response: CommandAnswer };
+  command: { request: SubmittedCommand; response: SignedCommandAnswer };
   /** Start or stop receiving `committed` notices on this channel (none are sent until asked for). */
   "watch-commits": { request: { watch: boolean }; response: null };
   "journal-append": { request: { topic: string; payload: unknown; key?: string; delayMs?: number }; response: { id: number } };

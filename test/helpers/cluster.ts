@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after } from "node:test";
 import { loadOrCreateNodeKey, NODE_KEY_FILE } from "../../shared/identity/key-file.ts";
+import { verifyReceipt } from "../../shared/identity/receipt.ts";
 import { processAlive } from "../../supervisor/lock.ts";
 import { type BlockMode, ChaosProxy } from "./chaos-proxy.ts";
 import { charterBin, lockOf, sleep } from "./charter-process.ts";
@@ -380,8 +381,13 @@ export async function sendUntilReceipt(
         body: JSON.stringify({ command: jws }),
         signal: AbortSignal.timeout(Math.min(options.attemptTimeoutMs ?? 6000, Math.max(1, deadline - Date.now()))),
       });
-      const body = (await r.json()) as { receipt?: Sent["receipt"]; type?: string; detail?: string };
+      const body = (await r.json()) as { receipt?: Sent["receipt"]; jws?: string; type?: string; detail?: string };
       if (r.status === 200 || r.status === 422) {
+        // Whichever voter decided, the receipt is the answering voter's: it names it and carries its signature.
+        const verified = verifyReceipt(body.jws ?? "", { node: v.did });
+        if (!verified.ok || JSON.stringify(verified.value.receipt) !== JSON.stringify(body.receipt)) {
+          throw new Error(`/v1 receipt from ${v.id} is not signed by it for the receipt it sent: ${JSON.stringify(verified.ok ? verified.value.receipt : verified.error)}`);
+        }
         sent.ret = Date.now();
         sent.status = r.status;
         sent.receipt = body.receipt as Sent["receipt"];

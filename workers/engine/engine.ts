@@ -122,6 +122,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     });
     serveEngineRequests(channel, {
       journal,
+      nodeKey: nodeKey.value,
       submit: replicated === null ? (command) => commands.submit(command) : (command) => replicated.submit(command),
       ...(replicated === null ? {} : { cluster: replicated }),
       watchCommits: (watch) => (watch ? watchers.add(c) : watchers.delete(c)),

@@ -5,12 +5,15 @@
 import type { Channel } from "../../shared/channel/channel.ts";
 import type { Journal } from "../../shared/journal.ts";
 import { problem } from "../../shared/problem.ts";
-import type { CommandAnswer, EngineRequests, ReadPoint, SubmittedCommand, ConsensusStatus } from "../../shared/protocol/engine.ts";
+import { type KeyPair, signReceipt } from "../../shared/identity/index.ts";
+import type { CommandAnswer, EngineRequests, ReadPoint, SubmittedCommand, ConsensusStatus, SignedCommandAnswer } from "../../shared/protocol/engine.ts";
 
 export interface EngineState {
   readonly journal: Journal;
   /** The write path: the command processor, or the replicated engine's log. */
   readonly submit: (command: SubmittedCommand) => Promise<CommandAnswer>;
+  /** Signs the receipts this node answers with. */
+  readonly nodeKey: KeyPair;
   /** Read points and status of a replicated engine; absent for one voter. */
   readonly cluster?: { readPoint(consistency: "strong" | "local"): Promise<ReadPoint>; status(): ConsensusStatus };
   /** Adds or removes this channel from those told about every commit. */
@@ -19,10 +22,10 @@ export interface EngineState {
 
 /** Registers every engine request handler on a newly connected channel. */
 export function serveEngineRequests(channel: Channel<Record<string, never>, EngineRequests>, state: EngineState): void {
-  const { journal, submit, cluster } = state;
+  const { journal, submit, cluster, nodeKey } = state;
   channel
     .handle("ping", () => ({ pid: process.pid }))
-    .handle("command", (c) => submit(c))
+    .handle("command", async (c) => signedAnswer(nodeKey, await submit(c)))
     // One voter has no read points to give: its store is always current, and the gateway reads it directly.
     .handle("read-point", (r) => cluster?.readPoint(r.consistency) ?? { ok: false, problem: problem(409, "not-replicated", "this engine is one voter: its store is always current") })
     .handle("consensus-status", () => cluster?.status() ?? null)
@@ -36,4 +39,15 @@ export function serveEngineRequests(channel: Channel<Record<string, never>, Engi
     .handle("journal-fail", (r) => journal.fail(r.claimant, r.id, r.error))
     .handle("journal-release", (r) => journal.release(r.claimant))
     .handle("journal-stats", () => journal.stats());
+}
+
+/**
+ * The answer with its receipt signed by this node. On a replicated engine the leader that decided
+ * is recorded in history, but the voter answering signs the receipt, so the receipt names it (a
+ * receipt's signature is always by the node it names).
+ */
+export function signedAnswer(nodeKey: KeyPair, answer: CommandAnswer): SignedCommandAnswer {
+  if (answer.kind === "problem") return answer;
+  const receipt = answer.receipt.node === nodeKey.did ? answer.receipt : { ...answer.receipt, node: nodeKey.did };
+  return { kind: "receipt", receipt, jws: signReceipt(nodeKey, receipt), replayed: answer.replayed };
 }

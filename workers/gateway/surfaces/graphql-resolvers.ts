@@ -7,7 +7,6 @@
  */
 import { GraphQLError } from "graphql";
 import type { Hono } from "hono";
-import { signReceipt } from "../../../shared/identity/index.ts";
 import type { Problem } from "../../../shared/problem.ts";
 import { type CommandRouteDeps, submit } from "../routes/commands.ts";
 import type { DescribedContract } from "./described-contracts.ts";
@@ -57,7 +56,7 @@ export function mutationRoot(deps: CommandRouteDeps, contract: DescribedContract
     root[a.name] = async (args: { command: string }) => {
       const answer = await submit(deps, args.command, caller.tenant, caller.namespace, a.name);
       if (answer.kind === "problem") throw problemError(answer.problem);
-      return { receipt: answer.receipt, jws: signReceipt(deps.nodeKey, answer.receipt), replayed: answer.replayed };
+      return { receipt: answer.receipt, jws: answer.jws, replayed: answer.replayed };
     };
   }
   return root;

@@ -28,7 +28,6 @@
 import { Metadata, type sendUnaryData, type ServerUnaryCall } from "@grpc/grpc-js";
 import type { Hono } from "hono";
 import type { Logger } from "../../../shared/log.ts";
-import { signReceipt } from "../../../shared/identity/index.ts";
 import { HttpProblem, type Problem, problem } from "../../../shared/problem.ts";
 import { type CommandRouteDeps, submit } from "../routes/commands.ts";
 import type { DescribedContract, DescribedContracts } from "./described-contracts.ts";
@@ -171,7 +170,7 @@ export class GrpcCalls {
       }
       const answer = await submit(this.#deps, command, tenant, namespace, method.operation);
       if (answer.kind === "problem") throw CallError.of(answer.problem);
-      return encodeResponse(method.response, { receipt: answer.receipt, jws: signReceipt(this.#deps.nodeKey, answer.receipt), replayed: answer.replayed });
+      return encodeResponse(method.response, { receipt: answer.receipt, jws: answer.jws, replayed: answer.replayed });
     }
 
     const headers: Record<string, string> = { "content-type": "application/json" };
