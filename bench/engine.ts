@@ -14,6 +14,10 @@
  *   node bench/engine.ts --records 1000000    # memory at 1M records (loads through HTTP; slow)
  *   node bench/engine.ts --seconds 3          # shorter runs (default ~10 s each)
  *   node bench/engine.ts --profile DIR        # --cpu-prof every worker into DIR (see support/profile-top.ts)
+ *   node bench/engine.ts --rounds 5           # rounds of Charter and the baseline, alternating (default 3)
+ *
+ * A shared machine's speed drifts within minutes, so Charter's runs and the baseline's alternate,
+ * round by round, and the figures are each one's median round (every round is printed too).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -39,6 +43,7 @@ function option(name: string): string | undefined {
 const RECORDS = Number(option("--records") ?? DEFAULT_RECORDS);
 const PROFILE_DIR = option("--profile");
 const RUN_SECONDS = Number(option("--seconds") ?? 10);
+const ROUNDS = Math.max(1, Number(option("--rounds") ?? 3));
 const note = (text: string) => process.stderr.write(`# ${text}\n`);
 
 // ---- Commands, signed before anything is timed -----------------------------------------------
@@ -91,13 +96,18 @@ async function bareInsertRoute(reqs: readonly Req[]): Promise<RunResult> {
   }
 }
 
-// ---- Figures, printed as soon as each is measured -------------------------------------------
+// ---- Figures ----------------------------------------------------------------------------------
+
+/** The run of median throughput (its latencies and CPU figures come with it). */
+function medianRun(runs: readonly RunResult[]): RunResult {
+  return [...runs].sort((a, b) => a.perS - b.perS)[Math.floor((runs.length - 1) / 2)] as RunResult;
+}
 
 const share = (r: RunResult) => `${((100 * r.status2xx) / r.count).toFixed(1)}% 2xx, ${((100 * r.status422) / r.count).toFixed(1)}% 422`;
 const cpuSum = (r: RunResult) => Math.round(Object.values(r.cpuUsPerReq).reduce((a, b) => a + b, 0));
 
 function printMany(many: RunResult, bare: RunResult): void {
-  process.stdout.write(`# ${IN_FLIGHT} concurrent keep-alive clients (raw HTTP/1.1), ${many.count} pre-signed commands per run; shipping Request is durability quorum = local with one voter (one fsync per batch)\n`);
+  process.stdout.write(`# ${IN_FLIGHT} concurrent keep-alive clients (raw HTTP/1.1), ${many.count} pre-signed commands per run, median of ${ROUNDS} rounds; shipping Request is durability quorum = local with one voter (one fsync per batch)\n`);
   report("engine.many_subjects.commands_per_s", many.perS, "cmds/s", { label: "bare Hono insert route", value: bare.perS, higherIsBetter: true, target: ">= 5000/s and >= 0.7x" });
   report("engine.many_subjects.p50_ms", percentile(many.latencies, 50), "ms", { label: "bare Hono insert route", value: percentile(bare.latencies, 50), higherIsBetter: false });
   report("engine.many_subjects.p99_ms", percentile(many.latencies, 99), "ms", { label: "bare Hono insert route", value: percentile(bare.latencies, 99), higherIsBetter: false });
@@ -146,23 +156,31 @@ try {
   const count = Math.min(60_000, Math.max(3000, Math.round(warm.perS * RUN_SECONDS * 1.2)));
   note(`warm-up ${Math.round(warm.perS)} cmds/s; ${count} commands per run`);
 
-  // (a) many subjects.
-  const manyReqs = signOrders(signers, "order", 0, count);
-  const many = await drive(port, manyReqs, { receipts: true, pids: serverPids, inFlight: IN_FLIGHT });
-  checkReceipts("many subjects", many);
-
-  // Baseline, right after (Charter idles meanwhile): the same bodies, count and concurrency.
-  const bare = await bareInsertRoute(manyReqs);
-  printMany(many, bare);
-
-  // (b) one hot subject.
+  // Rounds: (a) many subjects, then the baseline right after (Charter idles meanwhile) with the
+  // same bodies, count and concurrency, then (b) one hot subject.
   await drive(port, signIncrements(signers, "warm-counter", 1000), { receipts: true });
-  const hot = await drive(port, signIncrements(signers, "hot", count), { receipts: true, pids: serverPids, inFlight: IN_FLIGHT });
-  checkReceipts("hot subject", hot);
-  printHot(hot, bare);
+  const manyRuns: RunResult[] = [];
+  const bareRuns: RunResult[] = [];
+  const hotRuns: RunResult[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const manyReqs = signOrders(signers, `order${round}`, 0, count);
+    const many = await drive(port, manyReqs, { receipts: true, pids: serverPids, inFlight: IN_FLIGHT });
+    checkReceipts("many subjects", many);
+    manyRuns.push(many);
+    bareRuns.push(await bareInsertRoute(manyReqs));
+    const hot = await drive(port, signIncrements(signers, `hot${round}`, count), { receipts: true, pids: serverPids, inFlight: IN_FLIGHT });
+    checkReceipts("hot subject", hot);
+    hotRuns.push(hot);
+    note(`round ${round + 1}/${ROUNDS}: many subjects ${Math.round(many.perS)}, bare route ${Math.round((bareRuns[round] as RunResult).perS)}, hot subject ${Math.round(hot.perS)} cmds/s`);
+  }
+  const bare = medianRun(bareRuns);
+  printMany(medianRun(manyRuns), bare);
+  printHot(medianRun(hotRuns), bare);
+  const perRound = (runs: RunResult[]) => runs.map((r) => Math.round(r.perS)).join(", ");
+  process.stdout.write(`engine.rounds ${ROUNDS} (cmds/s per round) many subjects ${perRound(manyRuns)}; bare route ${perRound(bareRuns)}; hot subject ${perRound(hotRuns)}; ratio per round ${manyRuns.map((r, i) => (r.perS / (bareRuns[i] as RunResult).perS).toFixed(2)).join(", ")}\n`);
 
   // Memory: orders up to RECORDS, signed a chunk at a time (issuedAt must stay fresh).
-  let stored = WARM_UP + count;
+  let stored = WARM_UP + count * ROUNDS;
   let loaded = 0;
   const loadStarted = performance.now();
   for (let from = 0; stored < RECORDS; ) {
