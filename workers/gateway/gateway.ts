@@ -56,12 +56,12 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
     },
     { bodyLimit: config.bodyLimit, log },
   );
+  // The node's identity, published for verifying receipts (the engine signs them).
   const nodeKey = await loadOrCreateNodeKey(config.dataDir);
   if (!nodeKey.ok) throw new FatalError(nodeKey.error.message);
   const grpc = new GrpcSurface({
     app,
     engine,
-    nodeKey: nodeKey.value,
     now: () => Date.now(),
     storePath: dataPaths(config.dataDir).store,
     host: config.grpc.host,
@@ -73,9 +73,9 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   });
   mountWellKnown(app, { identity: nodeKey.value.did, version: config.version, grpc: () => grpc.address(), voters: config.cluster?.voters.map((v) => v.did) });
   if (config.cluster) mountReadConsistency(app, engine);
-  mountCommandRoutes(app, { engine, nodeKey: nodeKey.value, now: () => Date.now() });
+  mountCommandRoutes(app, { engine, now: () => Date.now() });
   mountReadRoutes(app, { storePath: dataPaths(config.dataDir).store, now: () => Date.now() });
-  mountSurfaces(app, { engine, nodeKey: nodeKey.value, now: () => Date.now(), storePath: dataPaths(config.dataDir).store, log });
+  mountSurfaces(app, { engine, now: () => Date.now(), storePath: dataPaths(config.dataDir).store, log });
   const admin = new SocketLink<AdminRequests>(dataPaths(config.dataDir).adminSocket);
   mountTenantRoutes(app, { admin, compile: (source, context) => compileInChild(source, context), now: () => Date.now(), installed: () => grpc.refresh() });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;

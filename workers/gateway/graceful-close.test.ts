@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createServer, request, type Agent } from "node:http";
+import { Agent, createServer, request } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { test } from "node:test";
 import { gracefulCloser } from "./graceful-close.ts";
@@ -47,7 +47,6 @@ test("a request in progress finishes with Connection: close; an idle keep-alive 
   let release!: () => void;
   const slow = new Promise<void>((r) => (release = r));
   const { closer, port } = await start((url) => (url === "/slow" ? slow : undefined));
-  const { Agent } = await import("node:http");
   const agent = new Agent({ keepAlive: true, maxSockets: 2 });
   // One keep-alive connection that has served a request and now sits idle.
   assert.equal((await get(port, "/first", agent)).status, 200);

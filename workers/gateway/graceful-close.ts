@@ -1,5 +1,5 @@
 /**
- * Draining an HTTP server without dropping a request that is already on its way.
+ * @module Draining an HTTP server without dropping a request that is already on its way.
  *
  * `http.Server.close()` stops listening and at once destroys every connection that has no request
  * in progress — including one the kernel accepted whose request bytes the server has not parsed

@@ -4,7 +4,7 @@
  * decides everything else. Input that is not a command gets a problem document and changes nothing.
  */
 import type { Hono } from "hono";
-import { type KeyPair, parseCommand } from "../../../shared/identity/index.ts";
+import { parseCommand } from "../../../shared/identity/index.ts";
 import { ChannelError } from "../../../shared/channel/messages.ts";
 import { problem } from "../../../shared/problem.ts";
 import type { SignedCommandAnswer } from "../../../shared/protocol/engine.ts";
@@ -14,7 +14,6 @@ import { signedBody } from "../signed-body.ts";
 
 export interface CommandRouteDeps {
   readonly engine: EngineLink;
-  readonly nodeKey: KeyPair;
   readonly now: () => number;
 }
 
