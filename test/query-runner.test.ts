@@ -101,6 +101,21 @@ describe("search statistics per tenant", () => {
   });
 });
 
+describe("a subject's search text", () => {
+  it("is indexed once when the subject is new and replaced, not added to, when it is written again", () => {
+    s.commit("acme", NS, "Note", "r-1", note("walnut orchard"));
+    assert.deepEqual(s.rows("acme", NS, "Find", { text: "walnut" }).map((r) => r.subject), ["r-1"]);
+    s.commit("acme", NS, "Note", "r-1", note("hazel grove"));
+    s.commit("acme", NS, "Note", "r-1", note("hazel grove again"));
+    assert.deepEqual(s.rows("acme", NS, "Find", { text: "walnut" }), []);
+    assert.deepEqual(s.rows("acme", NS, "Find", { text: "hazel" }).map((r) => r.subject), ["r-1"]);
+    const fts = quote(ftsTable(schema, "Note", "by_body", "acme"));
+    const ids = quote(ftsIds(schema, "Note", "by_body"));
+    const rows = s.db.prepare(`SELECT count(*) AS n FROM ${fts} WHERE rowid = (SELECT id FROM ${ids} WHERE tenant = 'acme' AND subject = 'r-1')`).get() as { n: number };
+    assert.equal(rows.n, 1);
+  });
+});
+
 describe("a store written before per-tenant FTS5 tables", () => {
   it("is searched in its shared table until the tenant's next write moves its rows", async () => {
     const t = await queryStore(["acme", "globex"]);

@@ -5,7 +5,7 @@
  * writes every new state, history entry (accepted or refused, bound to the artifact) and
  * idempotency key — one fsync for the whole batch (group commit). Answers go out after the commit.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Reason } from "../../contracts/refusals.ts";
 import type { SchemaAction, SchemaField } from "../../contracts/schema.ts";
@@ -71,7 +71,7 @@ interface Planned {
   step: number;
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const sha256 = (text: string) => hash("sha256", text, "hex");
 
 /** The digest idempotency compares: everything a command asks for, not when it was signed. */
 function payloadDigest(c: SubmittedCommand): string {

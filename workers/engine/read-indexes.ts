@@ -71,6 +71,8 @@ interface TenantFts {
 
 interface FtsIndex {
   readonly index: SchemaIndex;
+  /** Gives a subject its FTS5 rowid; answers a row only when the subject had none (so no FTS5 row yet). */
+  readonly newId: StatementSync;
   readonly id: StatementSync;
   /** Per tenant, once its table is known to exist. */
   readonly tenants: Map<string, TenantFts>;
@@ -91,7 +93,8 @@ export class FulltextWriter {
       .filter((ix) => ix.kind === "fulltext")
       .map((index) => ({
         index,
-        id: db.prepare(`INSERT INTO ${quote(ftsIds(schema, aggregate, index.name))} (tenant, subject) VALUES (?, ?) ON CONFLICT (tenant, subject) DO UPDATE SET tenant = excluded.tenant RETURNING id`),
+        newId: db.prepare(`INSERT INTO ${quote(ftsIds(schema, aggregate, index.name))} (tenant, subject) VALUES (?, ?) ON CONFLICT (tenant, subject) DO NOTHING RETURNING id`),
+        id: db.prepare(`SELECT id FROM ${quote(ftsIds(schema, aggregate, index.name))} WHERE tenant = ? AND subject = ?`),
         tenants: new Map(),
       }));
   }
@@ -123,19 +126,22 @@ export class FulltextWriter {
   /** Replaces the subject's indexed text by `state`'s. */
   write(tenant: string, subject: string, state: Record<string, unknown>): void {
     for (const ix of this.#indexes) {
-      const { id } = ix.id.get(tenant, subject) as { id: number | bigint };
+      // A new subject's rowid is new too: it has no FTS5 row to remove (most writes of a growing
+      // collection; removing by rowid still costs FTS5 a lookup).
+      const fresh = ix.newId.get(tenant, subject) as { id: number | bigint } | undefined;
+      const id = fresh?.id ?? (ix.id.get(tenant, subject) as { id: number | bigint }).id;
       const text = ix.index.fields.map((f) => String(state[f] ?? ""));
-      try {
-        const t = this.#tenant(ix, tenant);
-        t.remove.run(id);
+      const replace = (t: TenantFts) => {
+        if (fresh === undefined) t.remove.run(id);
         t.insert.run(id, ...text);
+      };
+      try {
+        replace(this.#tenant(ix, tenant));
       } catch (error) {
         // A transaction that created the table was rolled back since: create it again.
         if (!/no such table/.test((error as Error).message)) throw error;
         ix.tenants.delete(tenant);
-        const t = this.#tenant(ix, tenant);
-        t.remove.run(id);
-        t.insert.run(id, ...text);
+        replace(this.#tenant(ix, tenant));
       }
     }
   }
