@@ -17,11 +17,14 @@
  *   node bench/engine.ts --rounds 5           # rounds of Charter and the baseline, alternating (default 3)
  *
  * A shared machine's speed drifts within minutes, so Charter's runs and the baseline's alternate,
- * round by round, and the figures are each one's median round (every round is printed too).
+ * round by round, and the figures are each one's median round (every round is printed too). First
+ * it prints the machine's serial commit time (`engine.machine.fsync_commit_us`), and after the
+ * many-subjects figures the rate every core busy at the measured CPU per command would give
+ * (`cpu_ceiling`), for Charter and for the bare route.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
@@ -96,6 +99,34 @@ async function bareInsertRoute(reqs: readonly Req[]): Promise<RunResult> {
   }
 }
 
+// ---- The machine ------------------------------------------------------------------------------
+
+/**
+ * What this machine gives any server, measured in the same run: one committed row with
+ * synchronous=FULL (a WAL fsync), serial, on the disk the data directory is on — the bare route's
+ * floor per request — and the cores: what to read the absolute figures against, since the same
+ * code gives very different rates on machines with slower disks or fewer, slower cores.
+ */
+function machineFigures(dir: string): { commitUs: number; cores: number } {
+  const db = new DatabaseSync(join(dir, "fsync-probe.db"));
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = FULL");
+  db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
+  const insert = db.prepare("INSERT INTO t (body) VALUES (?)");
+  const body = "x".repeat(700);
+  const n = 1000;
+  const started = performance.now();
+  for (let i = 0; i < n; i++) {
+    db.exec("BEGIN IMMEDIATE");
+    insert.run(body);
+    db.exec("COMMIT");
+  }
+  const commitUs = ((performance.now() - started) * 1000) / n;
+  db.close();
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(join(dir, `fsync-probe.db${suffix}`), { force: true });
+  return { commitUs, cores: availableParallelism() };
+}
+
 // ---- Figures ----------------------------------------------------------------------------------
 
 /** The run of median throughput (its latencies and CPU figures come with it). */
@@ -106,13 +137,17 @@ function medianRun(runs: readonly RunResult[]): RunResult {
 const share = (r: RunResult) => `${((100 * r.status2xx) / r.count).toFixed(1)}% 2xx, ${((100 * r.status422) / r.count).toFixed(1)}% 422`;
 const cpuSum = (r: RunResult) => Math.round(Object.values(r.cpuUsPerReq).reduce((a, b) => a + b, 0));
 
-function printMany(many: RunResult, bare: RunResult): void {
+function printMany(many: RunResult, bare: RunResult, machine: { cores: number }): void {
   process.stdout.write(`# ${IN_FLIGHT} concurrent keep-alive clients (raw HTTP/1.1), ${many.count} pre-signed commands per run, median of ${ROUNDS} rounds; shipping Request is durability quorum = local with one voter (one fsync per batch)\n`);
   report("engine.many_subjects.commands_per_s", many.perS, "cmds/s", { label: "bare Hono insert route", value: bare.perS, higherIsBetter: true, target: ">= 5000/s and >= 0.7x" });
   report("engine.many_subjects.p50_ms", percentile(many.latencies, 50), "ms", { label: "bare Hono insert route", value: percentile(bare.latencies, 50), higherIsBetter: false });
   report("engine.many_subjects.p99_ms", percentile(many.latencies, 99), "ms", { label: "bare Hono insert route", value: percentile(bare.latencies, 99), higherIsBetter: false });
   process.stdout.write(`engine.many_subjects.answers ${share(many)} (${many.count} commands, ${many.seconds.toFixed(1)} s)\n`);
   process.stdout.write(`engine.many_subjects.cpu_us_per_cmd ${cpuSum(many)} µs (${cpuText(many)}; bare route ${cpuSum(bare)} µs: ${cpuText(bare)})\n`);
+  // Every core busy with this run's CPU per command, generator included: the most this machine could give.
+  process.stdout.write(
+    `engine.many_subjects.cpu_ceiling ${Math.round((machine.cores * 1e6) / cpuSum(many))} cmds/s (${machine.cores} cores at ${cpuSum(many)} µs per command; measured ${Math.round(many.perS)}, ${Math.round((100 * many.perS * cpuSum(many)) / (machine.cores * 1e6))}% of it; the bare route's ${Math.round((machine.cores * 1e6) / cpuSum(bare))} at ${cpuSum(bare)} µs, were its fsyncs free)\n`,
+  );
 }
 
 function printHot(hot: RunResult, bare: RunResult): void {
@@ -137,6 +172,10 @@ function checkReceipts(name: string, r: RunResult): void {
 }
 
 const dataDir = tempDataDir("charter-bench-engine-");
+const machine = machineFigures(dataDir);
+process.stdout.write(
+  `engine.machine.fsync_commit_us ${Math.round(machine.commitUs)} µs (one row per transaction, synchronous=FULL, serial: at most ${Math.round(1e6 / machine.commitUs)} commits/s before any HTTP; ${machine.cores} cores)\n`,
+);
 const counterSource = readFileSync(new URL("./contracts/counter.charter.md", import.meta.url), "utf8");
 const seeded = await seed(dataDir, { members: 4, contracts: [example("shipping.charter.md"), counterSource] });
 const signers = seeded.members;
@@ -174,7 +213,7 @@ try {
     note(`round ${round + 1}/${ROUNDS}: many subjects ${Math.round(many.perS)}, bare route ${Math.round((bareRuns[round] as RunResult).perS)}, hot subject ${Math.round(hot.perS)} cmds/s`);
   }
   const bare = medianRun(bareRuns);
-  printMany(medianRun(manyRuns), bare);
+  printMany(medianRun(manyRuns), bare, machine);
   printHot(medianRun(hotRuns), bare);
   const perRound = (runs: RunResult[]) => runs.map((r) => Math.round(r.perS)).join(", ");
   process.stdout.write(`engine.rounds ${ROUNDS} (cmds/s per round) many subjects ${perRound(manyRuns)}; bare route ${perRound(bareRuns)}; hot subject ${perRound(hotRuns)}; ratio per round ${manyRuns.map((r, i) => (r.perS / (bareRuns[i] as RunResult).perS).toFixed(2)).join(", ")}\n`);
