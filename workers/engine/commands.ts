@@ -208,62 +208,69 @@ export class CommandProcessor {
       return rolesSeen.get(key) ?? null;
     };
 
-    for (const item of batch) {
-      const c = item.command;
-      const p = c.payload;
-      const answer = (pr: Problem) => item.resolve({ kind: "problem", problem: pr });
-      const roles = rolesOf(p.tenant, c.signer);
-      if (roles === null) {
-        answer(problem(404, "unknown-tenant", `no tenant '${p.tenant}'`));
-        continue;
-      }
-      const artifact = artifacts.active(p.tenant, p.namespace);
-      if (artifact === null) {
-        const retired = this.#retired.get(p.tenant, p.namespace) !== undefined;
-        answer(problem(404, "unknown-namespace", retired ? `namespace '${p.namespace}' is retired for tenant '${p.tenant}'` : `tenant '${p.tenant}' has no contract installed for namespace '${p.namespace}'`));
-        continue;
-      }
-      const action = artifact.actions.get(p.action);
-      if (action === undefined || action.exposure === "internal") {
-        // An internal action is not served: to the API it does not exist.
-        answer(problem(404, "unknown-action", `namespace '${p.namespace}' has no action '${p.action}' served by the API`));
-        continue;
-      }
-      if (action.exposure === "authenticated" && !roles.known) {
-        answer(problem(403, "unknown-caller", `${c.signer} is not known to tenant '${p.tenant}'; '${p.action}' requires an authenticated caller`));
-        continue;
-      }
-      const digest = payloadDigest(c);
-      const key = `${p.tenant}\u0000${c.signer}\u0000${p.idempotencyKey}`;
-      const earlier = keysInBatch.get(key);
-      const stored = earlier === undefined ? (this.#findKey.get(p.tenant, c.signer, p.idempotencyKey) as { payload_digest: string; seq: number } | undefined) : undefined;
-      const seenDigest = earlier?.digest ?? stored?.payload_digest;
-      if (seenDigest !== undefined) {
-        if (seenDigest !== digest) {
-          answer(problem(409, "idempotency-conflict", `idempotency key '${p.idempotencyKey}' was already used by this signer for a different command`));
-        } else if (earlier !== undefined) {
-          replays.push({ item, of: earlier.planned });
-        } else if (stored !== undefined) {
-          const row = this.#receiptAt.get(stored.seq) as { receipt: string };
-          item.resolve({ kind: "receipt", receipt: JSON.parse(row.receipt) as Receipt, replayed: true });
+    // The checks read the store once per command (roles, idempotency keys, current states): in one
+    // read transaction, not one each (every transaction takes and drops the WAL's locks).
+    db.exec("BEGIN");
+    try {
+      for (const item of batch) {
+        const c = item.command;
+        const p = c.payload;
+        const answer = (pr: Problem) => item.resolve({ kind: "problem", problem: pr });
+        const roles = rolesOf(p.tenant, c.signer);
+        if (roles === null) {
+          answer(problem(404, "unknown-tenant", `no tenant '${p.tenant}'`));
+          continue;
         }
-        continue;
+        const artifact = artifacts.active(p.tenant, p.namespace);
+        if (artifact === null) {
+          const retired = this.#retired.get(p.tenant, p.namespace) !== undefined;
+          answer(problem(404, "unknown-namespace", retired ? `namespace '${p.namespace}' is retired for tenant '${p.tenant}'` : `tenant '${p.tenant}' has no contract installed for namespace '${p.namespace}'`));
+          continue;
+        }
+        const action = artifact.actions.get(p.action);
+        if (action === undefined || action.exposure === "internal") {
+          // An internal action is not served: to the API it does not exist.
+          answer(problem(404, "unknown-action", `namespace '${p.namespace}' has no action '${p.action}' served by the API`));
+          continue;
+        }
+        if (action.exposure === "authenticated" && !roles.known) {
+          answer(problem(403, "unknown-caller", `${c.signer} is not known to tenant '${p.tenant}'; '${p.action}' requires an authenticated caller`));
+          continue;
+        }
+        const digest = payloadDigest(c);
+        const key = `${p.tenant}\u0000${c.signer}\u0000${p.idempotencyKey}`;
+        const earlier = keysInBatch.get(key);
+        const stored = earlier === undefined ? (this.#findKey.get(p.tenant, c.signer, p.idempotencyKey) as { payload_digest: string; seq: number } | undefined) : undefined;
+        const seenDigest = earlier?.digest ?? stored?.payload_digest;
+        if (seenDigest !== undefined) {
+          if (seenDigest !== digest) {
+            answer(problem(409, "idempotency-conflict", `idempotency key '${p.idempotencyKey}' was already used by this signer for a different command`));
+          } else if (earlier !== undefined) {
+            replays.push({ item, of: earlier.planned });
+          } else if (stored !== undefined) {
+            const row = this.#receiptAt.get(stored.seq) as { receipt: string };
+            item.resolve({ kind: "receipt", receipt: JSON.parse(row.receipt) as Receipt, replayed: true });
+          }
+          continue;
+        }
+        const aggregate = action.aggregate;
+        const groupKey = `${artifact.id}\u0000${aggregate}\u0000${p.subject}`;
+        let g = groupOf.get(groupKey);
+        if (g === undefined) {
+          g = groups.length;
+          groupOf.set(groupKey, g);
+          const current = artifact.tables.get(aggregate)?.read(p.tenant, p.subject) ?? null;
+          groups.push({ artifact: artifact.id, aggregate, tenant: p.tenant, subject: p.subject, state: current?.state ?? null, steps: [] });
+        }
+        const group = groups[g] as (typeof groups)[number];
+        const refusal = authorizationRefusal(action, roles);
+        const entry: Planned = { item, artifact, action, payloadDigest: digest, group: g, step: group.steps.length };
+        group.steps.push({ action: `${aggregate}.${action.name}`, args: p.args, context: { signer: c.signer, time: now }, ...(refusal ? { refusal } : {}) });
+        planned.push(entry);
+        keysInBatch.set(key, { digest, planned: entry });
       }
-      const aggregate = action.aggregate;
-      const groupKey = `${artifact.id}\u0000${aggregate}\u0000${p.subject}`;
-      let g = groupOf.get(groupKey);
-      if (g === undefined) {
-        g = groups.length;
-        groupOf.set(groupKey, g);
-        const current = artifact.tables.get(aggregate)?.read(p.tenant, p.subject) ?? null;
-        groups.push({ artifact: artifact.id, aggregate, tenant: p.tenant, subject: p.subject, state: current?.state ?? null, steps: [] });
-      }
-      const group = groups[g] as (typeof groups)[number];
-      const refusal = authorizationRefusal(action, roles);
-      const entry: Planned = { item, artifact, action, payloadDigest: digest, group: g, step: group.steps.length };
-      group.steps.push({ action: `${aggregate}.${action.name}`, args: p.args, context: { signer: c.signer, time: now }, ...(refusal ? { refusal } : {}) });
-      planned.push(entry);
-      keysInBatch.set(key, { digest, planned: entry });
+    } finally {
+      db.exec("COMMIT");
     }
     if (planned.length === 0) return false;
 
@@ -280,14 +287,15 @@ export class CommandProcessor {
 
     const answers = new Map<Planned, CommandAnswer>();
     const receipts: Receipt[] = [];
-    // Upgrades write history too (between batches): take the next seq from the store itself.
-    this.#lastSeq = Number((this.#maxSeq.get() as { seq: number }).seq);
-    const firstSeq = this.#lastSeq;
     const committedAt = new Date(now).toISOString();
     const relaxed = planned.every((x) => x.action.durability === "memory");
+    let firstSeq = this.#lastSeq;
     try {
       if (relaxed) db.exec("PRAGMA synchronous = OFF");
       db.exec("BEGIN IMMEDIATE");
+      // Upgrades write history too (between batches): take the next seq from the store itself.
+      this.#lastSeq = Number((this.#maxSeq.get() as { seq: number }).seq);
+      firstSeq = this.#lastSeq;
       const finalStates = new Map<number, { seq: number; state: Record<string, unknown> }>();
       for (const x of planned) {
         const result = (results[x.group] as StepResult[])[x.step] as StepResult;
