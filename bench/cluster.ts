@@ -16,11 +16,12 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateKeyPair, type KeyPair, signCommand } from "../shared/identity/index.ts";
+import { generateKeyPair, type KeyPair } from "../shared/identity/index.ts";
 import { type Charter, charterBin, cleanup, sleep, startCharter, stopCharter, tempDataDir } from "../test/helpers/charter-process.ts";
 import { Cluster, freePort } from "../test/helpers/cluster.ts";
 import { percentile, report } from "./lib.ts";
-import { drive, httpPost, type Req, req, type RunResult } from "./support/http-load.ts";
+import { drive, httpPost, type RunResult } from "./support/http-load.ts";
+import { signOrders } from "./support/orders.ts";
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -34,24 +35,6 @@ const failures: string[] = [];
 
 function charterCli(args: string[]): string {
   return execFileSync(process.execPath, [charterBin, ...args], { encoding: "utf8" }).trim();
-}
-
-function signOrders(signers: readonly KeyPair[], prefix: string, count: number): Req[] {
-  const issuedAt = new Date().toISOString();
-  return Array.from({ length: count }, (_, i) =>
-    req(
-      "/v1/acme/acme.shipping/actions/Request",
-      signCommand(signers[i % signers.length] as KeyPair, {
-        tenant: "acme",
-        namespace: "acme.shipping",
-        action: "Request",
-        subject: `${prefix}-${i}`,
-        args: { customer: `Customer ${i}`, destination: "Lisbon", units: 1 + (i % 50), crates: 1 + (i % 5), credit_terms: i % 2 === 0 },
-        idempotencyKey: `${prefix}-${i}`,
-        issuedAt,
-      }),
-    ),
-  );
 }
 
 /** A tenant with an owner and four members, and the shipping contract — through the running voter. */
@@ -85,10 +68,10 @@ const portOf = (c: Charter) => Number(new URL(c.url).port);
 // ---- One voter, then three, the same workload ------------------------------------------------
 
 async function measure(port: number, signers: readonly KeyPair[], label: string, pids: Record<string, number>): Promise<RunResult> {
-  const warm = await drive(port, signOrders(signers, `${label}-warm`, WARM_UP), { receipts: true });
+  const warm = await drive(port, signOrders(signers, `${label}-warm`, 0, WARM_UP), { receipts: true });
   if (warm.bad > 0) failures.push(`${label} warm-up: ${warm.bad} answers were not receipts; first: ${warm.firstBad}`);
   const count = Math.min(40_000, Math.max(2000, Math.round(warm.perS * RUN_SECONDS)));
-  const r = await drive(port, signOrders(signers, label, count), { receipts: true, pids });
+  const r = await drive(port, signOrders(signers, label, 0, count), { receipts: true, pids });
   if (r.bad > 0) failures.push(`${label}: ${r.bad} of ${r.count} answers were not receipts; first: ${r.firstBad}`);
   note(`${label}: ${Math.round(r.perS)} cmds/s over ${r.count} commands`);
   return r;

@@ -33,6 +33,7 @@ import { cleanup, lockOf, startCharter, stopCharter, tempDataDir } from "../test
 import { example, seed } from "../test/helpers/seed.ts";
 import { percentile, pssMb, report, rssMb } from "./lib.ts";
 import { drive, type Req, req, type RunResult } from "./support/http-load.ts";
+import { signOrders } from "./support/orders.ts";
 
 const IN_FLIGHT = 64;
 const WARM_UP = 2000;
@@ -50,25 +51,6 @@ const ROUNDS = Math.max(1, Number(option("--rounds") ?? 3));
 const note = (text: string) => process.stderr.write(`# ${text}\n`);
 
 // ---- Commands, signed before anything is timed -----------------------------------------------
-
-function signOrders(signers: readonly KeyPair[], prefix: string, from: number, count: number): Req[] {
-  const issuedAt = new Date().toISOString();
-  const out: Req[] = new Array(count);
-  for (let k = 0; k < count; k++) {
-    const i = from + k;
-    const jws = signCommand(signers[i % signers.length] as KeyPair, {
-      tenant: "acme",
-      namespace: "acme.shipping",
-      action: "Request",
-      subject: `${prefix}-${i}`,
-      args: { customer: `Customer ${i}`, destination: "Lisbon", units: 1 + (i % 50), crates: 1 + (i % 5), credit_terms: i % 2 === 0 },
-      idempotencyKey: `${prefix}-${i}`,
-      issuedAt,
-    });
-    out[k] = req("/v1/acme/acme.shipping/actions/Request", jws);
-  }
-  return out;
-}
 
 function signIncrements(signers: readonly KeyPair[], subject: string, count: number): Req[] {
   const issuedAt = new Date().toISOString();

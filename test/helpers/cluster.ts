@@ -23,23 +23,13 @@ import { DatabaseSync } from "node:sqlite";
 import { after } from "node:test";
 import { loadOrCreateNodeKey, NODE_KEY_FILE } from "../../shared/identity/key-file.ts";
 import { verifyReceipt } from "../../shared/identity/receipt.ts";
+import type { ConsensusStatus } from "../../shared/protocol/engine.ts";
 import { processAlive } from "../../supervisor/lock.ts";
 import { type BlockMode, ChaosProxy } from "./chaos-proxy.ts";
 import { charterBin, lockOf, sleep } from "./charter-process.ts";
 
-/** What `/health` says about consensus (the fields the tests use). */
-export interface Consensus {
-  readonly id: string;
-  readonly role: "leader" | "follower" | "candidate" | "pre-candidate";
-  readonly term: number;
-  readonly leader: string | null;
-  readonly commitIndex: number;
-  readonly appliedIndex: number;
-  readonly lastIndex: number;
-  readonly snapshotIndex: number;
-  readonly recovering: boolean;
-  readonly voters: readonly { id: string; connected: boolean; match?: number; lag?: number }[];
-}
+/** What `/health` says about consensus: the voter's own status as the engine reports it. */
+export type Consensus = ConsensusStatus;
 
 export interface Voter {
   readonly id: string;
