@@ -15,8 +15,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -27,6 +25,9 @@ import type { ConsensusStatus } from "../../shared/protocol/engine.ts";
 import { processAlive } from "../../supervisor/lock.ts";
 import { type BlockMode, ChaosProxy } from "./chaos-proxy.ts";
 import { charterBin, lockOf, sleep } from "./charter-process.ts";
+import { freePort } from "./ports.ts";
+
+export { freePort };
 
 /** What `/health` says about consensus: the voter's own status as the engine reports it. */
 export type Consensus = ConsensusStatus;
@@ -65,22 +66,6 @@ after(async () => {
 process.on("exit", () => {
   for (const c of running) c.killAllNow();
 });
-
-/** Ports this process has handed out: the kernel may offer a port again once it was closed. */
-const handedOut = new Set<number>();
-
-/** A port that was free a moment ago, and that this process has not handed out before. */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    if (handedOut.has(port)) continue;
-    handedOut.add(port);
-    return port;
-  }
-}
 
 export class Cluster {
   readonly root: string;

@@ -111,12 +111,19 @@ async function listen(server: Server, host: string, port: number): Promise<void>
   const deadline = Date.now() + BIND_RETRY_MS;
   for (;;) {
     try {
+      // Each attempt removes both of its listeners, whichever way it ends (retries add none up).
       await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, host, () => {
-          server.off("error", reject);
+        const onError = (error: Error) => {
+          server.off("listening", onListening);
+          reject(error);
+        };
+        const onListening = () => {
+          server.off("error", onError);
           resolve();
-        });
+        };
+        server.once("error", onError);
+        server.once("listening", onListening);
+        server.listen(port, host);
       });
       return;
     } catch (error) {

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { after, describe, it } from "node:test";
 import { WebSocket, WebSocketServer } from "ws";
 import { base64urlEncode } from "../../../shared/identity/base64url.ts";
@@ -8,6 +7,7 @@ import { generateKeyPair, type KeyPair } from "../../../shared/identity/key-pair
 import { ed25519Sign } from "../../../shared/identity/sodium.ts";
 import { startPeerTransport, type PeerTransport, type PeerTransportOptions } from "./peer-transport.ts";
 import { parsePeers, type PeerAddress } from "./peers.ts";
+import { freePort } from "../../../test/helpers/ports.ts";
 
 const HOST = "127.0.0.1";
 const LINK_URL_PATH = "/charter/peer/v1";
@@ -34,15 +34,6 @@ after(async () => {
   for (const server of servers) for (const client of server.clients) client.terminate();
   await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
 });
-
-/** A port that was free a moment ago (for voters whose address must be known before they start). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function identity(id: string, port: number, key = generateKeyPair()): { address: PeerAddress; key: KeyPair } {
   return { address: { id, did: key.did, host: HOST, port }, key };
@@ -81,7 +72,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("peer transport", () => {
   it("connects three voters that exchange messages both ways, in order, and answer requests", async () => {
-    const [pa, pb, pc] = await Promise.all([freePort(), freePort(), freePort()]);
+    const [pa, pb, pc] = await Promise.all([freePort(HOST), freePort(HOST), freePort(HOST)]);
     const a = identity("a", pa as number);
     const b = identity("b", pb as number);
     const c = identity("c", pc as number);
@@ -138,7 +129,7 @@ describe("peer transport", () => {
   });
 
   it("carries a multi-megabyte attachment intact, with its body, in order with other messages", async () => {
-    const [pa, pb] = await Promise.all([freePort(), freePort()]);
+    const [pa, pb] = await Promise.all([freePort(HOST), freePort(HOST)]);
     const a = identity("a", pa as number);
     const b = identity("b", pb as number);
     const [va, vb] = await Promise.all([start(a, [b.address]), start(b, [a.address])]);
@@ -160,7 +151,7 @@ describe("peer transport", () => {
   });
 
   it("refuses a dialer whose did:key is not configured, and one that cannot sign for the did it claims", async () => {
-    const [pa, pb] = await Promise.all([freePort(), freePort()]);
+    const [pa, pb] = await Promise.all([freePort(HOST), freePort(HOST)]);
     const a = identity("a", pa as number);
     const b = identity("b", pb as number);
     const va = await start(a, [b.address]);
@@ -188,7 +179,7 @@ describe("peer transport", () => {
   });
 
   it("refuses a server that is not the peer configured at its address", async () => {
-    const [pa, pb, pc] = await Promise.all([freePort(), freePort(), freePort()]);
+    const [pa, pb, pc] = await Promise.all([freePort(HOST), freePort(HOST), freePort(HOST)]);
     const a = identity("a", pa as number);
     const b = identity("b", pb as number);
     const c = identity("c", pc as number);
@@ -225,7 +216,7 @@ describe("peer transport", () => {
   });
 
   it("connects to a peer that starts late, reconnects after it restarts, and fails requests to it promptly while it is away", async () => {
-    const [pa, pb] = await Promise.all([freePort(), freePort()]);
+    const [pa, pb] = await Promise.all([freePort(HOST), freePort(HOST)]);
     const a = identity("a", pa as number);
     const b = identity("b", pb as number);
     const va = await start(a, [b.address]);
@@ -264,7 +255,7 @@ describe("peer transport", () => {
   });
 
   it("times out a request that gets no answer, and drops sends beyond the buffer limit", async () => {
-    const [pa, pb] = await Promise.all([freePort(), freePort()]);
+    const [pa, pb] = await Promise.all([freePort(HOST), freePort(HOST)]);
     const a = identity("a", pa as number);
     const b = identity("b", pb as number);
     const [va] = await Promise.all([
@@ -280,7 +271,7 @@ describe("peer transport", () => {
   });
 
   it("drops and redials a link whose peer stops answering pings", async () => {
-    const [pa, pb] = await Promise.all([freePort(), freePort()]);
+    const [pa, pb] = await Promise.all([freePort(HOST), freePort(HOST)]);
     const a = identity("a", pa as number);
     const b = identity("b", pb as number);
     // A genuine b that authenticates and then goes silent: no pongs, no frames.
