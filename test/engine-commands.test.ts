@@ -1,5 +1,6 @@
 /** Issue 4: the shipping example's transition table, idempotency and bad input, through HTTP with real signatures. */
 import assert from "node:assert/strict";
+import { Agent, type IncomingHttpHeaders, request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, test } from "node:test";
@@ -30,6 +31,26 @@ const orders = () => {
   const row = db.prepare("SELECT a.schema FROM installs i JOIN artifacts a ON a.id = i.artifact WHERE i.namespace = ? AND i.status = 'active'").get(NS) as { schema: string };
   return `"${tableName(JSON.parse(row.schema) as Schema, "Order")}"`;
 };
+/** A POST through node:http, its body written as `chunks` (chunked unless it is one chunk with no transfer-encoding header). */
+function rawPost(
+  to: string,
+  chunks: Buffer[],
+  headers: Record<string, string>,
+  agent?: Agent,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string; reusedSocket: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunked = headers["transfer-encoding"] === "chunked";
+    const req = httpRequest(to, { method: "POST", agent, headers: chunked ? headers : { ...headers, "content-length": String(chunks.reduce((n, b) => n + b.length, 0)) } }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => (body += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, reusedSocket: req.reusedSocket }));
+    });
+    req.on("error", reject);
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
 const historyCount = () => (db.prepare("SELECT count(*) AS n FROM history").get() as { n: number }).n;
 
 before(async () => {
@@ -218,6 +239,38 @@ describe("bad input: the right status, a problem document, nothing recorded", ()
   });
   test("oversized body", () => rejects(413, () => post(url(), JSON.stringify({ command: "x".repeat(2 * 1024 * 1024) }))));
   test("malformed JSON", () => rejects(400, () => post(url(), "{not json")));
+  test("an oversized chunked body (no Content-Length) is cut off as it streams: 413", async () => {
+    const before = historyCount();
+    const answer = await rawPost(url(), [Buffer.alloc(600 * 1024, 0x61), Buffer.alloc(600 * 1024, 0x61)], { "content-type": "application/json", "transfer-encoding": "chunked" });
+    assert.equal(answer.status, 413);
+    assert.equal(answer.headers["content-type"], "application/problem+json");
+    assert.equal(JSON.parse(answer.body).type.endsWith("body-too-large"), true);
+    assert.equal(historyCount(), before, "nothing recorded");
+  });
+  test("a 413 for a declared body reads the body's rest first: the client sees the problem document, and the connection carries its next command", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const big = await rawPost(url(), [Buffer.alloc(2 * 1024 * 1024, 0x61)], { "content-type": "application/json" }, agent);
+      assert.equal(big.status, 413);
+      assert.notEqual(big.headers.connection, "close");
+      const jws = signed(ada, { namespace: NS, action: "Request", subject: "after-413", args: request });
+      const next = await rawPost(url(), [Buffer.from(JSON.stringify({ command: jws }))], { "content-type": "application/json" }, agent);
+      assert.equal(next.status, 200, next.body);
+      assert.equal(next.reusedSocket, true, "the same connection carried the next request");
+    } finally {
+      agent.destroy();
+    }
+  });
+  test("the action path's segments are percent-decoded and its query string ignored; other methods on it are not served", async () => {
+    const jws = signed(ada, { namespace: NS, action: "Request", subject: "encoded-path", args: request });
+    const encoded = await post(`${c.url}/v1/%61cme/acme%2Eshipping/actions/Request?trace=1`, JSON.stringify({ command: jws }));
+    assert.equal(encoded.status, 200, JSON.stringify(encoded.body));
+    assert.equal(encoded.body.receipt.subject, "encoded-path");
+    const get = await fetch(url());
+    assert.equal(get.status, 404);
+    assert.equal(get.headers.get("content-type"), "application/problem+json");
+  });
+  test("a body neither JSON nor JOSE is 415", () => rejects(415, () => post(url(), "command", "text/plain")));
   test("a signer the tenant does not know, on an api authenticated action", () => rejects(403, () => act(c.url, generateKeyPair(), { namespace: NS, action: "Request", subject: "x", args: request })));
   test("a text over its length is a decided refusal: text_too_long, recorded", async () => {
     const before = historyCount();

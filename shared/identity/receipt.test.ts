@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { compactVerify, importJWK } from "jose";
 import { signJws } from "./jws.ts";
 import { generateKeyPair, toPublicJwk } from "./key-pair.ts";
-import { RECEIPT_TYP, signReceipt, verifyReceipt, type Receipt } from "./receipt.ts";
+import { RECEIPT_TYP, receiptJsonOf, receiptOf, signReceipt, verifyReceipt, type Receipt } from "./receipt.ts";
 
 const node = generateKeyPair();
 const ada = generateKeyPair();
@@ -33,6 +33,16 @@ describe("receipts", () => {
     const verified = verifyReceipt(jws, { node: node.did });
     assert.ok(verified.ok);
     assert.deepEqual(verified.value.receipt, receipt);
+  });
+
+  it("signs the JSON the caller already made as it is, and gives it back from the JWS (receiptJsonOf, receiptOf)", () => {
+    const json = JSON.stringify(receipt);
+    const jws = signReceipt(node, receipt, json);
+    assert.equal(jws, signReceipt(node, receipt), "the same bytes, so the same signature");
+    assert.equal(receiptJsonOf(jws), json);
+    assert.deepEqual(receiptOf(jws), receipt);
+    const unicode = { ...receipt, subject: "ørsted-✓", state: { note: "naïve \"quoted\" 日本" } };
+    assert.deepEqual(receiptOf(signReceipt(node, unicode)), unicode);
   });
 
   it("is verifiable by any JOSE library given the node's public key", async () => {

@@ -41,10 +41,25 @@ export interface Receipt {
 /** Why a receipt JWS was rejected: any JWS failure, or a payload that is not a receipt by this node. */
 export type ReceiptError = JwsError | { readonly code: "bad_receipt"; readonly message: string };
 
-/** Sign `receipt` with the node key. A receipt naming another node is a bug in the caller, so it throws. */
-export function signReceipt(nodeKey: KeyPair, receipt: Receipt): string {
+/**
+ * Sign `receipt` with the node key; `json`, when the caller already has it, is `JSON.stringify(receipt)`
+ * (the write path serialises each receipt once, for history and for its signature). A receipt naming
+ * another node is a bug in the caller, so it throws.
+ */
+export function signReceipt(nodeKey: KeyPair, receipt: Receipt, json: string = JSON.stringify(receipt)): string {
   if (receipt.node !== nodeKey.did) throw new Error(`receipt.node ${receipt.node} is not the signing node ${nodeKey.did}`);
-  return signJws({ kid: nodeKey.did, typ: RECEIPT_TYP }, JSON.stringify(receipt), nodeKey.secretKey);
+  return signJws({ kid: nodeKey.did, typ: RECEIPT_TYP }, json, nodeKey.secretKey);
+}
+
+/** The receipt JSON a receipt JWS signed by this node carries (its payload, exactly as signed); no check is made. */
+export function receiptJsonOf(jws: string): string {
+  const dot1 = jws.indexOf(".");
+  return Buffer.from(jws.slice(dot1 + 1, jws.indexOf(".", dot1 + 1)), "base64url").toString("utf8");
+}
+
+/** The receipt a receipt JWS signed by this node carries; no check is made (use verifyReceipt for one from elsewhere). */
+export function receiptOf(jws: string): Receipt {
+  return JSON.parse(receiptJsonOf(jws)) as Receipt;
 }
 
 /** Verify a receipt JWS; with `node`, it must be signed by that node (from `/.well-known/charter.json`). */

@@ -16,19 +16,23 @@ export interface SubmittedCommand {
   readonly payload: CommandPayload;
 }
 
-/** The engine's answer: a receipt (accepted or refused, possibly replayed), or a problem (not a command). */
+/**
+ * The engine's answer: a receipt (accepted or refused, possibly replayed), or a problem (not a
+ * command). `json`, when present, is the receipt exactly as history stores it (`JSON.stringify(receipt)`).
+ */
 export type CommandAnswer =
-  | { readonly kind: "receipt"; readonly receipt: Receipt; readonly replayed: boolean }
+  | { readonly kind: "receipt"; readonly receipt: Receipt; readonly json?: string; readonly replayed: boolean }
   | { readonly kind: "problem"; readonly problem: Problem };
 
 /**
- * What the engine answers the gateway: a receipt comes with its JWS, signed by this node (the
- * engine holds the node key too). Signing there rather than in the gateway spreads the write
- * path's CPU over both processes: the gateway, which also parses HTTP and verifies every command's
- * signature, is the busier of the two.
+ * What the engine answers the gateway: a receipt as its JWS, signed by this node (the engine holds
+ * the node key too), whose payload is the receipt itself (`receiptJsonOf`, `receiptOf`): the
+ * receipt crosses the channel once, not also as an object. Signing in the engine rather than in
+ * the gateway spreads the write path's CPU over both processes: the gateway, which also parses
+ * HTTP and verifies every command's signature, is the busier of the two.
  */
 export type SignedCommandAnswer =
-  | { readonly kind: "receipt"; readonly receipt: Receipt; readonly jws: string; readonly replayed: boolean }
+  | { readonly kind: "receipt"; readonly jws: string; readonly outcome: Receipt["outcome"]; readonly replayed: boolean }
   | { readonly kind: "problem"; readonly problem: Problem };
 
 /** What the engine tells each worker that asked (`watch-commits`) after each commit. */

@@ -249,7 +249,7 @@ export class CommandProcessor {
             replays.push({ item, of: earlier.planned });
           } else if (stored !== undefined) {
             const row = this.#receiptAt.get(stored.seq) as { receipt: string };
-            item.resolve({ kind: "receipt", receipt: JSON.parse(row.receipt) as Receipt, replayed: true });
+            item.resolve({ kind: "receipt", receipt: JSON.parse(row.receipt) as Receipt, json: row.receipt, replayed: true });
           }
           continue;
         }
@@ -349,7 +349,7 @@ export class CommandProcessor {
         );
         this.#insertKey.run(p.tenant, c.signer, p.idempotencyKey, x.payloadDigest, seq);
         if (accepted) finalStates.set(x.group, { seq, state: result.after });
-        answers.set(x, { kind: "receipt", receipt, replayed: false });
+        answers.set(x, { kind: "receipt", receipt, json: receiptJson, replayed: false });
         receipts.push(receipt);
       }
       // Each subject's state is written once, as its last accepted command left it.

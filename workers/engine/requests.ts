@@ -48,6 +48,7 @@ export function serveEngineRequests(channel: Channel<Record<string, never>, Engi
  */
 export function signedAnswer(nodeKey: KeyPair, answer: CommandAnswer): SignedCommandAnswer {
   if (answer.kind === "problem") return answer;
-  const receipt = answer.receipt.node === nodeKey.did ? answer.receipt : { ...answer.receipt, node: nodeKey.did };
-  return { kind: "receipt", receipt, jws: signReceipt(nodeKey, receipt), replayed: answer.replayed };
+  const own = answer.receipt.node === nodeKey.did;
+  const receipt = own ? answer.receipt : { ...answer.receipt, node: nodeKey.did };
+  return { kind: "receipt", jws: signReceipt(nodeKey, receipt, own ? answer.json : undefined), outcome: receipt.outcome, replayed: answer.replayed };
 }

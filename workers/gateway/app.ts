@@ -3,11 +3,13 @@
  * Routes of later issues (`/v1`, `/api`) are mounted here.
  */
 import { type Context, Hono } from "hono";
+import type { HttpBindings } from "@hono/node-server";
 import { bodyLimit } from "hono/body-limit";
 import type { Logger } from "../../shared/log.ts";
 import { problem } from "../../shared/problem.ts";
 import type { ConsensusStatus } from "../../shared/protocol/engine.ts";
 import type { Lifecycle } from "../../shared/protocol/lifecycle.ts";
+import { discardBody } from "./discard-body.ts";
 import { errorHandler, problemResponse } from "./problem-response.ts";
 
 /** What the app needs to know about the rest of the process tree. */
@@ -24,22 +26,24 @@ export function createApp(view: GatewayView, options: { bodyLimit: number; log: 
   const app = new Hono();
   app.onError(errorHandler(options.log));
   app.notFound((c) => problemResponse(c, problem(404, "not-found", `no route for ${c.req.method} ${c.req.path}`)));
-  const onTooLarge = (c: Context) => {
-    // The rest of the body is never read, so this connection cannot carry another request.
-    c.header("connection", "close");
+  // A declared body's rest is read and thrown away (discard-body.ts); a streamed one was cut off.
+  const onTooLarge = async (c: Context, declared = false) => {
+    // Unless the rest of the body is read (and thrown away), this connection cannot carry another request.
+    const incoming = declared ? (c.env as Partial<HttpBindings> | undefined)?.incoming : undefined;
+    if (incoming === undefined || !(await discardBody(incoming))) c.header("connection", "close");
     const detail = `the request body is over the limit of ${options.bodyLimit} bytes`;
     // A GraphQL endpoint answers every failure in GraphQL's own form.
     if (/^\/v1\/[^/]+\/[^/]+\/graphql$/.test(c.req.path)) return c.json({ errors: [{ message: detail, extensions: { code: "BODY_TOO_LARGE" } }] }, 413);
     return problemResponse(c, problem(413, "body-too-large", detail));
   };
-  const streamedLimit = bodyLimit({ maxSize: options.bodyLimit, onError: onTooLarge });
+  const streamedLimit = bodyLimit({ maxSize: options.bodyLimit, onError: (c) => onTooLarge(c) });
   app.use("*", async function limitBody(c, next) {
     // hono's bodyLimit reads `c.req.raw.body`, which makes @hono/node-server build a whole web
     // Request (undici + web streams) for every request — about a third of the gateway's CPU per
     // command. A declared Content-Length is checked as it is; only chunked bodies are streamed.
     const length = c.req.header("content-length");
     if (length !== undefined && c.req.header("transfer-encoding") === undefined) {
-      return Number.parseInt(length, 10) > options.bodyLimit ? onTooLarge(c) : next();
+      return Number.parseInt(length, 10) > options.bodyLimit ? onTooLarge(c, true) : next();
     }
     if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     return streamedLimit(c, next);

@@ -2,8 +2,8 @@
  * @module The gateway worker: serves the HTTP application, keeps a link to the engine, and feeds the
  * live event stream from the journal's `event` topic.
  */
-import { createAdaptorServer } from "@hono/node-server";
-import type { Server } from "node:http";
+import { getRequestListener } from "@hono/node-server";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Lifecycle } from "../../shared/protocol/lifecycle.ts";
 import { claimantName, dataPaths } from "../../shared/worker/config.ts";
@@ -13,7 +13,7 @@ import { JournalConsumer } from "../../shared/worker/journal-consumer.ts";
 import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.ts";
 import { loadOrCreateNodeKey } from "../../shared/identity/index.ts";
 import { createApp } from "./app.ts";
-import { mountCommandRoutes } from "./routes/commands.ts";
+import { commandListener } from "./routes/commands.ts";
 import { mountReadRoutes } from "./reads/read-routes.ts";
 import { mountSurfaces } from "./surfaces/mount-surfaces.ts";
 import { mountTenantRoutes } from "./routes/tenants.ts";
@@ -73,12 +73,16 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   });
   mountWellKnown(app, { identity: nodeKey.value.did, version: config.version, grpc: () => grpc.address(), voters: config.cluster?.voters.map((v) => v.did) });
   if (config.cluster) mountReadConsistency(app, engine);
-  mountCommandRoutes(app, { engine, now: () => Date.now() });
   mountReadRoutes(app, { storePath: dataPaths(config.dataDir).store, now: () => Date.now() });
   mountSurfaces(app, { engine, now: () => Date.now(), storePath: dataPaths(config.dataDir).store, log });
   const admin = new SocketLink<AdminRequests>(dataPaths(config.dataDir).adminSocket);
   mountTenantRoutes(app, { admin, compile: (source, context) => compileInChild(source, context), now: () => Date.now(), installed: () => grpc.refresh() });
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // The command route is served ahead of the app (routes/commands.ts); the app answers the rest.
+  const postCommand = commandListener({ engine, now: () => Date.now(), bodyLimit: config.bodyLimit, log });
+  const appListener = getRequestListener(app.fetch);
+  const server = createServer((req, res) => {
+    if (!postCommand(req, res)) void appListener(req, res);
+  });
   const closer = gracefulCloser(server);
   await listen(server, config.listen.host, config.listen.port);
   // gRPC is served only once a contract is installed, but a port it could never have is fatal now.

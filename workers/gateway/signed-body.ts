@@ -7,8 +7,12 @@ import { HttpProblem, problem } from "../../shared/problem.ts";
 
 /** The compact JWS carried in the body under `field` (`command`, `install`). */
 export async function signedBody(c: Context, field: string): Promise<string> {
-  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
-  const text = await c.req.text();
+  return jwsFromBody(c.req.header("content-type"), await c.req.text(), field);
+}
+
+/** The compact JWS in a body of `contentType` (its `Content-Type` header, if any); throws an HttpProblem for anything else. */
+export function jwsFromBody(contentType: string | undefined, text: string, field: string): string {
+  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase();
   if (type === "application/jose") return text.trim();
   if (type !== "application/json" && type !== "") {
     throw new HttpProblem(problem(415, "unsupported-media-type", `send the ${field} as application/json {"${field}": "<JWS>"} or as application/jose`));

@@ -8,6 +8,7 @@
 import { GraphQLError } from "graphql";
 import type { Hono } from "hono";
 import type { Problem } from "../../../shared/problem.ts";
+import { receiptOf } from "../../../shared/identity/index.ts";
 import { type CommandRouteDeps, submit } from "../routes/commands.ts";
 import type { DescribedContract } from "./described-contracts.ts";
 
@@ -56,7 +57,7 @@ export function mutationRoot(deps: CommandRouteDeps, contract: DescribedContract
     root[a.name] = async (args: { command: string }) => {
       const answer = await submit(deps, args.command, caller.tenant, caller.namespace, a.name);
       if (answer.kind === "problem") throw problemError(answer.problem);
-      return { receipt: answer.receipt, jws: answer.jws, replayed: answer.replayed };
+      return { receipt: receiptOf(answer.jws), jws: answer.jws, replayed: answer.replayed };
     };
   }
   return root;

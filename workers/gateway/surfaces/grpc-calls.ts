@@ -29,6 +29,7 @@ import { Metadata, type sendUnaryData, type ServerUnaryCall } from "@grpc/grpc-j
 import type { Hono } from "hono";
 import type { Logger } from "../../../shared/log.ts";
 import { HttpProblem, type Problem, problem } from "../../../shared/problem.ts";
+import { receiptOf } from "../../../shared/identity/index.ts";
 import { type CommandRouteDeps, submit } from "../routes/commands.ts";
 import type { DescribedContract, DescribedContracts } from "./described-contracts.ts";
 import { decodeRequest, encodeResponse, type GrpcCodec, grpcCodec, MessageError } from "./grpc-codec.ts";
@@ -170,7 +171,7 @@ export class GrpcCalls {
       }
       const answer = await submit(this.#deps, command, tenant, namespace, method.operation);
       if (answer.kind === "problem") throw CallError.of(answer.problem);
-      return encodeResponse(method.response, { receipt: answer.receipt, jws: answer.jws, replayed: answer.replayed });
+      return encodeResponse(method.response, { receipt: receiptOf(answer.jws), jws: answer.jws, replayed: answer.replayed });
     }
 
     const headers: Record<string, string> = { "content-type": "application/json" };
