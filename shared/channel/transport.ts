@@ -41,10 +41,13 @@ export function socketTransport(socket: Socket): Transport {
   return {
     send(batch) {
       if (socket.destroyed) return;
-      const body = Buffer.from(JSON.stringify(batch), "utf8");
-      const head = Buffer.allocUnsafe(4);
-      head.writeUInt32BE(body.length, 0);
-      socket.write(Buffer.concat([head, body]));
+      // One buffer, written once: the length, then the JSON encoded straight into it.
+      const json = JSON.stringify(batch);
+      const size = Buffer.byteLength(json, "utf8");
+      const frame = Buffer.allocUnsafe(4 + size);
+      frame.writeUInt32BE(size, 0);
+      frame.write(json, 4, "utf8");
+      socket.write(frame);
     },
     onBatch(listener) {
       deliver = listener;
