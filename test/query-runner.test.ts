@@ -116,6 +116,22 @@ describe("a subject's search text", () => {
   });
 });
 
+describe("a subject written again with the same search text", () => {
+  it("leaves its FTS5 row as it is; new text replaces it", () => {
+    const fts = ftsTable(schema, "Note", "by_body", "acme");
+    const index = () => (s.db.prepare(`SELECT group_concat(hex(block), '') AS blocks FROM ${quote(`${fts}_data`)}`).get() as { blocks: string }).blocks;
+    s.commit("acme", NS, "Note", "r-2", note("cedar shingles"));
+    const written = index();
+    s.commit("acme", NS, "Note", "r-2", { ...note("cedar shingles"), n: 7, flag: true });
+    assert.equal(index(), written, "the index is untouched when only other fields change");
+    assert.deepEqual(s.rows("acme", NS, "Find", { text: "cedar" }).map((r) => r.subject), ["r-2"]);
+    s.commit("acme", NS, "Note", "r-2", note("pine boards"));
+    assert.notEqual(index(), written);
+    assert.deepEqual(s.rows("acme", NS, "Find", { text: "cedar" }), []);
+    assert.deepEqual(s.rows("acme", NS, "Find", { text: "pine" }).map((r) => r.subject), ["r-2"]);
+  });
+});
+
 describe("a store written before per-tenant FTS5 tables", () => {
   it("is searched in its shared table until the tenant's next write moves its rows", async () => {
     const t = await queryStore(["acme", "globex"]);

@@ -87,7 +87,8 @@ export async function queryStore(tenants: readonly string[] = ["acme"]): Promise
       const key = `${artifact}/${aggregate}`;
       let table = tables.get(key);
       if (table === undefined) tables.set(key, (table = new StateTable(db, schema, aggregate)));
-      table.write(tenant, subject, artifact, Number(seq), state);
+      // As the engine does: the state this table held, whose search text need not be written again.
+      table.write(tenant, subject, artifact, Number(seq), state, table.read(tenant, subject)?.state ?? null);
     },
     run(tenant, namespace, query, params = {}) {
       const { artifact, schema } = active(tenant, namespace);

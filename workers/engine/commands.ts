@@ -355,7 +355,7 @@ export class CommandProcessor {
       // Each subject's state is written once, as its last accepted command left it.
       for (const [g, { seq, state }] of finalStates) {
         const group = groups[g] as (typeof groups)[number];
-        artifacts.get(group.artifact).tables.get(group.aggregate)?.write(group.tenant, group.subject, group.artifact, seq, state);
+        artifacts.get(group.artifact).tables.get(group.aggregate)?.write(group.tenant, group.subject, group.artifact, seq, state, group.state);
       }
       options.inTransaction?.();
       db.exec("COMMIT");

@@ -123,9 +123,14 @@ export class FulltextWriter {
     return t;
   }
 
-  /** Replaces the subject's indexed text by `state`'s. */
-  write(tenant: string, subject: string, state: Record<string, unknown>): void {
+  /**
+   * Replaces the subject's indexed text by `state`'s. With `before` (the state this aggregate's
+   * table held, whose text was indexed when it was written), an index whose fields kept their text
+   * is left as it is: most commands change a record's status, not its words.
+   */
+  write(tenant: string, subject: string, state: Record<string, unknown>, before: Record<string, unknown> | null = null): void {
     for (const ix of this.#indexes) {
+      if (before !== null && ix.index.fields.every((f) => String(before[f] ?? "") === String(state[f] ?? ""))) continue;
       // A new subject's rowid is new too: it has no FTS5 row to remove (most writes of a growing
       // collection; removing by rowid still costs FTS5 a lookup).
       const fresh = ix.newId.get(tenant, subject) as { id: number | bigint } | undefined;

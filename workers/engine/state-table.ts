@@ -80,11 +80,15 @@ export class StateTable {
     return { state, artifact: row.artifact as string, seq: Number(row.seq) };
   }
 
-  /** Writes a subject's whole state, bound to the artifact and history entry that decided it. */
-  write(tenant: string, subject: string, artifact: string, seq: number, state: Record<string, unknown>): void {
+  /**
+   * Writes a subject's whole state, bound to the artifact and history entry that decided it.
+   * `before`: the state this table held for the subject until now (as `read` gave it), when there
+   * was one; its search text is then rewritten only where it changed.
+   */
+  write(tenant: string, subject: string, artifact: string, seq: number, state: Record<string, unknown>, before?: Record<string, unknown> | null): void {
     const values: SQLInputValue[] = [tenant, subject, artifact, seq];
     for (const f of this.fields) values.push(toColumn(f.type, state[f.name]));
     this.#upsert.run(...values);
-    this.#fulltext?.write(tenant, subject, state);
+    this.#fulltext?.write(tenant, subject, state, before ?? null);
   }
 }
