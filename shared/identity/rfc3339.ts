@@ -10,7 +10,12 @@ const PATTERN = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?
 export function parseRfc3339(text: string): number | null {
   const m = PATTERN.exec(text);
   if (m === null) return null;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6]);
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null;
   // Second 60 is a leap second (RFC 3339 §5.6); it is counted as the next minute's first.
   if (hour > 23 || minute > 59 || second > 60) return null;
@@ -22,10 +27,12 @@ export function parseRfc3339(text: string): number | null {
     offset = (m[9] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
   }
   const fraction = m[7] === undefined ? 0 : Math.floor(Number(`0${m[7]}`) * 1000);
+  const leap = second === 60 ? 1000 : 0;
+  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), fraction) + leap - offset;
   // Date.UTC maps years 0–99 to 1900–1999, so the year is set afterwards, before any leap-second carry.
   const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, Math.min(second, 59), fraction));
   date.setUTCFullYear(year);
-  return date.getTime() + (second === 60 ? 1000 : 0) - offset;
+  return date.getTime() + leap - offset;
 }
 
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
