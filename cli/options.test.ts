@@ -43,3 +43,12 @@ test("bad voter configurations are usage errors that say what is wrong", () => {
     assert.throws(() => parseTreeOptions(args), (e: unknown) => e instanceof UsageError && message.test(e.message), args.join(" "));
   }
 });
+
+test("--restart-limit sets how many restarts of one worker within 60 s the tree survives (default 5)", () => {
+  assert.equal(parseTreeOptions([]).restartLimit, 5);
+  assert.equal(parseTreeOptions(["--restart-limit", "20"]).restartLimit, 20);
+  assert.equal(parseTreeOptions(["--restart-limit", "0"]).restartLimit, 0);
+  for (const bad of ["-1", "2.5", "many"]) {
+    assert.throws(() => parseTreeOptions([`--restart-limit=${bad}`]), (e: unknown) => e instanceof UsageError && /--restart-limit expects a whole number/.test(e.message), bad);
+  }
+});

@@ -14,6 +14,8 @@ export interface TreeOptions {
   readonly listen: { readonly host: string; readonly port: number };
   readonly grpc: { readonly host: string; readonly port: number };
   readonly bodyLimit: number;
+  /** Restarts of one worker within 60 s before the tree shuts down (`--restart-limit`). */
+  readonly restartLimit: number;
   readonly help: boolean;
   /** `--voter-id` and `--peers`: a replicated engine's voters (absent: one voter). */
   readonly cluster?: { readonly voterId: string; readonly voters: readonly PeerAddress[]; readonly listen?: { readonly host: string; readonly port: number } };
@@ -21,6 +23,8 @@ export interface TreeOptions {
 
 export const DEFAULT_LISTEN = "127.0.0.1:8787";
 export const DEFAULT_GRPC = "127.0.0.1:8789";
+/** Restarts of one worker within 60 s that the tree survives (the supervisor's intensity limit). */
+export const DEFAULT_RESTART_LIMIT = 5;
 
 /** Parses `HOST:PORT` (`[::1]:8787` for IPv6) given to `--FLAG`. */
 export function parseListen(text: string, flag = "listen", example = DEFAULT_LISTEN): { host: string; port: number } {
@@ -47,6 +51,7 @@ export function parseTreeOptions(args: string[]): TreeOptions {
         listen: { type: "string" },
         grpc: { type: "string" },
         "body-limit": { type: "string" },
+        "restart-limit": { type: "string" },
         "voter-id": { type: "string" },
         peers: { type: "string" },
         "peer-listen": { type: "string" },
@@ -58,6 +63,8 @@ export function parseTreeOptions(args: string[]): TreeOptions {
   }
   const limit = values["body-limit"] === undefined ? 1024 * 1024 : Number(values["body-limit"]);
   if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--body-limit expects a positive number of bytes, got '${values["body-limit"]}'`);
+  const restartLimit = values["restart-limit"] === undefined ? DEFAULT_RESTART_LIMIT : Number(values["restart-limit"]);
+  if (!Number.isInteger(restartLimit) || restartLimit < 0) throw new UsageError(`--restart-limit expects a whole number of restarts (0 or more), got '${values["restart-limit"]}'`);
   const listen = parseListen(values.listen ?? DEFAULT_LISTEN);
   // A node asked to pick a free HTTP port (tests, throwaway nodes) picks a free gRPC port too.
   const grpcDefault = listen.port === 0 ? { host: listen.host, port: 0 } : parseListen(DEFAULT_GRPC);
@@ -81,6 +88,7 @@ export function parseTreeOptions(args: string[]): TreeOptions {
     listen,
     grpc: values.grpc === undefined ? grpcDefault : parseListen(values.grpc, "grpc", DEFAULT_GRPC),
     bodyLimit: limit,
+    restartLimit,
     help: values.help === true,
   };
 }

@@ -8,6 +8,7 @@ import { LogFile } from "../shared/log-file.ts";
 import { formatReadable, type LogRecord } from "../shared/log.ts";
 import { dataPaths, type Edition } from "../shared/worker/config.ts";
 import { DataLock, LockHeldError } from "../supervisor/lock.ts";
+import { defaultRestartPolicy } from "../supervisor/restart-policy.ts";
 import { Supervisor } from "../supervisor/supervisor.ts";
 import { workersFor } from "../supervisor/workers.ts";
 import { charterVersion } from "./version.ts";
@@ -15,7 +16,7 @@ import { parseTreeOptions, UsageError } from "./options.ts";
 
 const usage = (edition: Edition) =>
   [
-    `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT] [--grpc HOST:PORT] [--body-limit BYTES]`,
+    `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT] [--grpc HOST:PORT] [--body-limit BYTES] [--restart-limit N]`,
     `       [--voter-id ID --peers ID=DID@HOST:PORT,… [--peer-listen HOST:PORT]]`,
     "",
     edition === "node"
@@ -27,6 +28,8 @@ const usage = (edition: Edition) =>
     "  --grpc HOST:PORT    gRPC address, served once a contract is installed (default: 127.0.0.1:8789,",
     "                      or a free port when --listen asks for port 0)",
     "  --body-limit BYTES  largest request body accepted (default: 1048576)",
+    "  --restart-limit N   a worker restarted more than N times within 60 s shuts the tree down,",
+    "                      exit 1 (default: 5)",
     "  --voter-id ID       this voter's id among --peers (replicated engine)",
     "  --peers LIST        every voter, this one included: id=did:key:…@host:port, comma-separated;",
     "                      each did:key is that voter's `charter identity --data DIR`, and host:port",
@@ -93,6 +96,7 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
       ...(options.cluster ? { cluster: options.cluster } : {}),
     },
     specs: workersFor(edition),
+    policy: { ...defaultRestartPolicy, maxRestarts: options.restartLimit },
     sink,
     onPids: (pids) => lock.update(pids),
     onGrpc: (address) => process.stdout.write(`charter ${edition} gRPC listening on ${address}\n`),

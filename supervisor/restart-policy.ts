@@ -42,7 +42,7 @@ export function onExit(history: RestartHistory, startedAt: number, now: number, 
   if (recent.length >= policy.maxRestarts) {
     return {
       action: "give-up",
-      reason: `restarted ${recent.length} times within ${Math.round(policy.windowMs / 1000)} s`,
+      reason: `restarted ${recent.length} time${recent.length === 1 ? "" : "s"} within ${Math.round(policy.windowMs / 1000)} s`,
       history: { restarts: recent, streak },
     };
   }

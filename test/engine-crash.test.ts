@@ -23,7 +23,8 @@ test(`${TOTAL} commands, ${KILLS} engine kills: receipts are history, exactly on
   const dataDir = tempDataDir();
   const s = await seed(dataDir, { contracts: [example("counter.charter.md"), example("shipping.charter.md")], members: 4 });
   // Contract programs on the executor thread pool (the default on bigger machines), crash after crash.
-  const c = await startCharter({ dataDir, env: { CHARTER_EXECUTORS: "1" } });
+  // Every kill is a restart: allow them all within the supervisor's 60 s window (--restart-limit).
+  const c = await startCharter({ dataDir, env: { CHARTER_EXECUTORS: "1" }, args: ["--restart-limit", String(KILLS + 1)] });
   const receipts = new Map<string, { seq: number; jws: string }>();
   let next = 0;
   let retries = 0;

@@ -111,5 +111,10 @@ test("a worker that fails on every start: after the intensity limit the supervis
   assert.equal(code, 1);
   assert.match(c.stderr, /worker engine keeps failing \(restarted 5 times within 60 s\); shutting down/);
   await sleep(10);
+  // --restart-limit sets the limit.
+  const strict = spawnCharter(["serve", "--data", dataDir, "--listen", "127.0.0.1:0", "--restart-limit", "1"]);
+  assert.equal((await strict.exited).code, 1);
+  assert.match(strict.stderr, /worker engine keeps failing \(restarted 1 time within 60 s\); shutting down/);
+  await sleep(10);
   cleanup(dataDir);
 });
