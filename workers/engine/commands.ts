@@ -124,8 +124,6 @@ export class CommandProcessor {
   readonly #receiptAt: StatementSync;
   readonly #maxSeq: StatementSync;
   readonly #retired: StatementSync;
-  /** The digest of each aggregate's default state, by artifact and aggregate. */
-  readonly #defaultDigests = new Map<string, string>();
 
   constructor(deps: CommandDeps) {
     this.#deps = deps;
@@ -140,13 +138,6 @@ export class CommandProcessor {
     this.#insertKey = db.prepare("INSERT INTO idempotency (tenant, signer, key, payload_digest, seq) VALUES (?, ?, ?, ?, ?)");
     this.#findKey = db.prepare("SELECT payload_digest, seq FROM idempotency WHERE tenant = ? AND signer = ? AND key = ?");
     this.#receiptAt = db.prepare("SELECT receipt FROM history WHERE seq = ?");
-  }
-
-  #defaultDigest(artifact: string, aggregate: string, fields: readonly SchemaField[], state: Record<string, unknown>): string {
-    const key = `${artifact}\u0000${aggregate}`;
-    let digest = this.#defaultDigests.get(key);
-    if (digest === undefined) this.#defaultDigests.set(key, (digest = stateDigest(fields, state)));
-    return digest;
   }
 
   /** Queues a command; resolves with its receipt or problem once its batch has committed. */
@@ -338,9 +329,7 @@ export class CommandProcessor {
           node: options.node,
         };
         const receiptJson = JSON.stringify(receipt);
-        // A new subject starts from its aggregate's default state: the same digest every time.
-        const fresh = x.step === 0 && (groups[x.group] as (typeof groups)[number]).state === null;
-        const beforeDigest = fresh ? this.#defaultDigest(x.artifact.id, x.action.aggregate, fields, result.before) : stateDigest(fields, result.before);
+        const beforeDigest = stateDigest(fields, result.before);
         this.#insertHistory.run(
           seq,
           p.tenant,
