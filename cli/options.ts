@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { type PeerAddress, parsePeers } from "../workers/engine/cluster/peers.ts";
+import type { EngineLimits, GatewayLimits } from "../shared/worker/config.ts";
 
 /** A mistake on the command line: printed as one line, exit code 2. */
 export class UsageError extends Error {}
@@ -17,6 +18,10 @@ export interface TreeOptions {
   /** Restarts of one worker within 60 s before the tree shuts down (`--restart-limit`). */
   readonly restartLimit: number;
   readonly help: boolean;
+  /** The engine's admission limits (`--public-rate`, `--quota-entries`, `--quota-bytes`, `--disk-reserve`). */
+  readonly engineLimits: EngineLimits;
+  /** The gateway's limits (`--max-connections`, `--allow-host`). */
+  readonly gatewayLimits: GatewayLimits;
   /** `--voter-id` and `--peers`: a replicated engine's voters (absent: one voter). */
   readonly cluster?: { readonly voterId: string; readonly voters: readonly PeerAddress[]; readonly listen?: { readonly host: string; readonly port: number } };
 }
@@ -25,6 +30,15 @@ export const DEFAULT_LISTEN = "127.0.0.1:8787";
 export const DEFAULT_GRPC = "127.0.0.1:8789";
 /** Restarts of one worker within 60 s that the tree survives (the supervisor's intensity limit). */
 export const DEFAULT_RESTART_LIMIT = 5;
+
+/** The limits' defaults (README, "Security"): the command line's names for them. */
+export const LIMIT_DEFAULTS = {
+  "public-rate": 20,
+  "quota-entries": 10_000_000,
+  "quota-bytes": 10 * 1024 ** 3,
+  "disk-reserve": 256 * 1024 ** 2,
+  "max-connections": 2048,
+} as const;
 
 /** Parses `HOST:PORT` (`[::1]:8787` for IPv6) given to `--FLAG`. */
 export function parseListen(text: string, flag = "listen", example = DEFAULT_LISTEN): { host: string; port: number } {
@@ -52,6 +66,12 @@ export function parseTreeOptions(args: string[]): TreeOptions {
         grpc: { type: "string" },
         "body-limit": { type: "string" },
         "restart-limit": { type: "string" },
+        "public-rate": { type: "string" },
+        "quota-entries": { type: "string" },
+        "quota-bytes": { type: "string" },
+        "disk-reserve": { type: "string" },
+        "max-connections": { type: "string" },
+        "allow-host": { type: "string", multiple: true },
         "voter-id": { type: "string" },
         peers: { type: "string" },
         "peer-listen": { type: "string" },
@@ -65,6 +85,18 @@ export function parseTreeOptions(args: string[]): TreeOptions {
   if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--body-limit expects a positive number of bytes, got '${values["body-limit"]}'`);
   const restartLimit = values["restart-limit"] === undefined ? DEFAULT_RESTART_LIMIT : Number(values["restart-limit"]);
   if (!Number.isInteger(restartLimit) || restartLimit < 0) throw new UsageError(`--restart-limit expects a whole number of restarts (0 or more), got '${values["restart-limit"]}'`);
+  const count = (flag: keyof typeof LIMIT_DEFAULTS): number => {
+    const text = values[flag];
+    if (text === undefined) return LIMIT_DEFAULTS[flag];
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${flag} expects a whole number (0 turns it off), got '${text}'`);
+    return n;
+  };
+  const engineLimits: EngineLimits = { publicRate: count("public-rate"), quotaEntries: count("quota-entries"), quotaBytes: count("quota-bytes"), diskReserveBytes: count("disk-reserve") };
+  const maxConnections = count("max-connections");
+  if (maxConnections < 16) throw new UsageError(`--max-connections expects at least 16, got '${values["max-connections"]}'`);
+  const allowedHosts = values["allow-host"] ?? [];
+  for (const name of allowedHosts) if (!/^[A-Za-z0-9.-]{1,253}$/.test(name)) throw new UsageError(`--allow-host expects a host name (no port), got '${name}'`);
   const listen = parseListen(values.listen ?? DEFAULT_LISTEN);
   // A node asked to pick a free HTTP port (tests, throwaway nodes) picks a free gRPC port too.
   const grpcDefault = listen.port === 0 ? { host: listen.host, port: 0 } : parseListen(DEFAULT_GRPC);
@@ -89,6 +121,8 @@ export function parseTreeOptions(args: string[]): TreeOptions {
     grpc: values.grpc === undefined ? grpcDefault : parseListen(values.grpc, "grpc", DEFAULT_GRPC),
     bodyLimit: limit,
     restartLimit,
+    engineLimits,
+    gatewayLimits: { maxConnections, allowedHosts },
     help: values.help === true,
   };
 }

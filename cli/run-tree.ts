@@ -16,7 +16,7 @@ import { parseTreeOptions, UsageError } from "./options.ts";
 
 const usage = (edition: Edition) =>
   [
-    `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT] [--grpc HOST:PORT] [--body-limit BYTES] [--restart-limit N]`,
+    `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT] [--grpc HOST:PORT] [--body-limit BYTES] [--restart-limit N] [LIMITS…]`,
     `       [--voter-id ID --peers ID=DID@HOST:PORT,… [--peer-listen HOST:PORT]]`,
     "",
     edition === "node"
@@ -30,6 +30,14 @@ const usage = (edition: Edition) =>
     "  --body-limit BYTES  largest request body accepted (default: 1048576)",
     "  --restart-limit N   a worker restarted more than N times within 60 s shuts the tree down,",
     "                      exit 1 (default: 5)",
+    "  --public-rate N     commands a second from one caller not known to a tenant (default: 20;",
+    "                      burst 5x, all such callers of a tenant together 10x; 0: no limit)",
+    "  --quota-entries N   history entries one tenant may hold (default: 10000000; 0: no quota)",
+    "  --quota-bytes BYTES bytes of history one tenant may hold (default: 10 GiB; 0: no quota)",
+    "  --disk-reserve BYTES  free disk kept; writes get 507 below it (default: 256 MiB; 0: none)",
+    "  --max-connections N open HTTP connections at most; idle ones are closed first (default: 2048)",
+    "  --allow-host NAME   a host name the node answers for, besides IP addresses, localhost and",
+    "                      this machine's name (repeatable); other Host headers get 421",
     "  --voter-id ID       this voter's id among --peers (replicated engine)",
     "  --peers LIST        every voter, this one included: id=did:key:…@host:port, comma-separated;",
     "                      each did:key is that voter's `charter identity --data DIR`, and host:port",
@@ -92,6 +100,8 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
       grpc: options.grpc,
       version: charterVersion(),
       bodyLimit: options.bodyLimit,
+      engineLimits: options.engineLimits,
+      gatewayLimits: options.gatewayLimits,
       startedAt: Date.now(),
       ...(options.cluster ? { cluster: options.cluster } : {}),
     },

@@ -4,7 +4,7 @@
  * byte-identical receipts.
  */
 
-export type RefusalCode = "condition_failed" | "unauthorized" | "text_too_long" | "list_full" | "overflow" | "division_by_zero";
+export type RefusalCode = "condition_failed" | "unauthorized" | "text_too_long" | "list_full" | "overflow" | "division_by_zero" | "program_failed";
 
 /** A refusal as it appears in a receipt (`wire.md`). */
 export interface Reason {
@@ -47,6 +47,14 @@ export const refusals = {
   },
   overflow(site: Site): Reason {
     return { code: "overflow", condition: site.condition, line: site.line, message: `integer overflow in ${site.text}` };
+  },
+  /**
+   * The program could not run the command at all (it threw rather than deciding). Recorded like any
+   * refusal, so every voter applying the same log entry records the same thing instead of failing
+   * on it again and again; the message names only the error's kind, which is the same everywhere.
+   */
+  programFailed(kind: string): Reason {
+    return { code: "program_failed", condition: null, line: null, message: `the contract program could not run this command (${kind})` };
   },
   divisionByZero(site: Site): Reason {
     return { code: "division_by_zero", condition: site.condition, line: site.line, message: `division by zero in ${site.text}` };

@@ -13,6 +13,8 @@ export interface Problem {
   readonly code?: string;
   /** Field problems: which input was wrong and why. */
   readonly errors?: readonly object[];
+  /** Seconds to wait before trying again (429, 503): also sent as `Retry-After`. */
+  readonly retryAfter?: number;
 }
 
 const titles: Record<number, string> = {
@@ -24,11 +26,13 @@ const titles: Record<number, string> = {
   409: "Conflict",
   413: "Content Too Large",
   415: "Unsupported Media Type",
+  421: "Misdirected Request",
   422: "Unprocessable Content",
   429: "Too Many Requests",
   500: "Internal Server Error",
   501: "Not Implemented",
   503: "Service Unavailable",
+  507: "Insufficient Storage",
 };
 
 /** Builds a problem; `type` is a stable URN naming the kind of problem. */

@@ -22,6 +22,7 @@ export class Channel<Out extends RequestMap, In extends RequestMap, OutNotice ex
   #flushScheduled = false;
   #nextId = 1;
   #closed = false;
+  #errorListener: (error: unknown) => void = (error) => process.emitWarning(`channel: ${error instanceof Error ? error.message : String(error)}`);
 
   constructor(transport: Transport) {
     this.#transport = transport;
@@ -80,7 +81,52 @@ export class Channel<Out extends RequestMap, In extends RequestMap, OutNotice ex
     if (this.#outbox.length === 0 || this.#closed) return;
     const batch = this.#outbox;
     this.#outbox = [];
-    this.#transport.send(batch);
+    try {
+      this.#transport.send(batch);
+    } catch {
+      // Some message cannot be encoded (a value nested too deep for JSON.stringify, a BigInt, …):
+      // send the others, and answer for the ones that cannot go, so one request never takes the
+      // channel, or the worker, down with it.
+      this.#sendEach(batch);
+    }
+  }
+
+  /** Sends `batch` message by message, replacing each one that cannot be encoded. */
+  #sendEach(batch: readonly WireMessage[]): void {
+    const good: WireMessage[] = [];
+    for (const message of batch) {
+      try {
+        JSON.stringify(message);
+        good.push(message);
+      } catch (error) {
+        const reason = `a '${message.k === "r" ? "reply" : message.type}' message could not be encoded: ${error instanceof Error ? error.message : String(error)}`;
+        if (message.k === "r") {
+          // The peer still gets an answer for its request.
+          good.push({ k: "r", id: message.id, ok: false, error: { name: "ChannelError", code: "unencodable", message: reason } });
+        } else if (message.k === "q") {
+          const waiter = this.#pending.get(message.id);
+          this.#pending.delete(message.id);
+          waiter?.reject(new ChannelError("unencodable", reason));
+        } else {
+          this.#reportError(new ChannelError("unencodable", reason));
+        }
+      }
+    }
+    if (good.length > 0) this.#transport.send(good);
+  }
+
+  /** Called with what a notice handler threw, or a notice that could not be sent (the channel goes on). */
+  onError(listener: (error: unknown) => void): this {
+    this.#errorListener = listener;
+    return this;
+  }
+
+  #reportError(error: unknown): void {
+    try {
+      this.#errorListener(error);
+    } catch {
+      // A failing error listener must not take the channel down either.
+    }
   }
 
   /** Flushes, then closes the transport; pending requests reject. */
@@ -108,7 +154,11 @@ export class Channel<Out extends RequestMap, In extends RequestMap, OutNotice ex
       return;
     }
     if (message.k === "n") {
-      this.#noticeHandlers.get(message.type)?.(message.body);
+      try {
+        this.#noticeHandlers.get(message.type)?.(message.body);
+      } catch (error) {
+        this.#reportError(error);
+      }
       return;
     }
     const handler = this.#handlers.get(message.type);

@@ -8,6 +8,7 @@ import { verifyJws, type JwsHeader } from "./jws.ts";
 import { problem, type FieldProblem, type Problem } from "./problem.ts";
 import { fail, ok, type Result } from "./result.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
+import { checkJsonValue } from "../json-limits.ts";
 
 /** How far `issuedAt` may be from the node's clock, either way (wire.md: 5 minutes). */
 export const MAX_ISSUED_AT_SKEW_MS = 5 * 60_000;
@@ -34,6 +35,9 @@ export function openEnvelope(compact: unknown, typ: string): Result<Envelope, Pr
   if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
     return fail(problem(400, "malformed_payload", "the JWS payload is not a JSON object"));
   }
+  // Before anything walks it recursively (digests, canonical JSON, the engine channel's encoder).
+  const over = checkJsonValue(fields);
+  if (over !== null) return fail(problem(400, "json-over-limit", over.detail, [{ pointer: over.pointer, detail: over.detail }]));
   const { header, signer } = verified.value;
   return ok({ header, fields: fields as Record<string, unknown>, signer, digest: hash("sha256", compact, "hex") });
 }

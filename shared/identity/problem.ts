@@ -22,7 +22,8 @@ export type ProblemCode =
   | "malformed_payload" // not a JSON object, or fields missing / mistyped (see `errors`)
   | "stale" //             issuedAt more than 5 minutes from the node's clock
   | "path_mismatch" //     tenant / namespace / action differ from the request path's
-  | "unauthenticated"; //  a bearer token that is missing, invalid, expired or for another audience
+  | "unauthenticated" //   a bearer token that is missing, invalid, expired or for another audience
+  | "json-over-limit"; //  a payload nested too deep or holding too many values (shared/json-limits.ts)
 
 /** An RFC 9457 problem document (shared/problem.ts) whose code is one of this layer's. */
 export interface Problem extends BaseProblem {
@@ -41,6 +42,7 @@ const TITLES: Record<ProblemCode, string> = {
   stale: "Stale request",
   path_mismatch: "Payload does not match the request path",
   unauthenticated: "Unauthenticated",
+  "json-over-limit": "JSON over the limits",
 };
 
 /** A problem document with the title and type its code implies. */

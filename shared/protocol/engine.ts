@@ -67,6 +67,8 @@ export type EngineRequests = {
   /** Replicated engine: wait for a linearizable read point (`strong`) or report staleness (`local`). */
   "read-point": { request: { consistency: "strong" | "local" }; response: ReadPoint };
   "consensus-status": { request: Record<string, never>; response: ConsensusStatus | null };
+  /** Why the engine cannot take writes as it should (commits failing, the disk under its reserve); empty when all is well. */
+  "engine-health": { request: Record<string, never>; response: { degraded: readonly string[] } };
   command: { request: SubmittedCommand; response: SignedCommandAnswer };
   /** Start or stop receiving `committed` notices on this channel (none are sent until asked for). */
   "watch-commits": { request: { watch: boolean }; response: null };

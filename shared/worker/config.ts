@@ -6,6 +6,26 @@ import { join } from "node:path";
 
 export type Edition = "node" | "serve";
 
+/** The engine's protections against a caller filling the disk (README, "Security"); 0 turns one off. */
+export interface EngineLimits {
+  /** Commands a second from one caller not known to a tenant (`--public-rate`); burst 5×, all such callers together 10×. */
+  readonly publicRate: number;
+  /** History entries a tenant may hold (`--quota-entries`). */
+  readonly quotaEntries: number;
+  /** Bytes of history a tenant may hold (`--quota-bytes`). */
+  readonly quotaBytes: number;
+  /** Free bytes the data directory's disk keeps; writes are refused below it (`--disk-reserve`). */
+  readonly diskReserveBytes: number;
+}
+
+/** The gateway's protections (README, "Security"). */
+export interface GatewayLimits {
+  /** Open HTTP connections at most (`--max-connections`); past it the oldest idle one is closed. */
+  readonly maxConnections: number;
+  /** Host names the node answers for besides IP literals and localhost (`--allow-host`). */
+  readonly allowedHosts: readonly string[];
+}
+
 export interface WorkerConfig {
   readonly edition: Edition;
   readonly dataDir: string;
@@ -15,6 +35,10 @@ export interface WorkerConfig {
   readonly version: string;
   /** Request bodies above this many bytes are refused with 413. */
   readonly bodyLimit: number;
+  /** The engine's admission limits (absent: the defaults). */
+  readonly engineLimits?: EngineLimits;
+  /** The gateway's connection and host limits (absent: the defaults). */
+  readonly gatewayLimits?: GatewayLimits;
   /** When the supervisor started (ms since the epoch): `/health` reports uptime from it. */
   readonly startedAt: number;
   /**

@@ -34,6 +34,10 @@ export interface CommandDeps {
   /** The caller's roles in a tenant, or null when the tenant does not exist. */
   readonly roles: (tenant: string, did: string, now: number) => CallerRoles | null;
   readonly onCommitted: (receipts: readonly Receipt[]) => void;
+  /** What each commit added to each tenant's history (entries, bytes), for quotas. */
+  readonly onUsage?: (usage: ReadonlyMap<string, { entries: number; bytes: number }>) => void;
+  /** A batch failed to commit (the reason), or one committed again after failures (null): `/health` reports it. */
+  readonly onCommitHealth?: (failure: string | null) => void;
   /** Most commands per batch. */
   readonly maxBatch?: number;
 }
@@ -72,6 +76,22 @@ interface Planned {
 }
 
 const sha256 = (text: string) => hash("sha256", text, "hex");
+
+/**
+ * The most characters of a refused command's arguments and JWS that history keeps. A refusal
+ * changes nothing, so past this only a digest is kept: a caller who may not act cannot make the
+ * node store megabytes per request (the receipt already names the command by its digest).
+ */
+export const REFUSED_PAYLOAD_MAX = 4096;
+
+/** What history keeps of a command's arguments and JWS. */
+function storedPayload(refused: boolean, argsJson: string, jws: string, digest: string): { args: string; command: string } {
+  if (!refused) return { args: argsJson, command: jws };
+  return {
+    args: argsJson.length <= REFUSED_PAYLOAD_MAX ? argsJson : JSON.stringify({ omitted: { length: argsJson.length, sha256: sha256(argsJson) } }),
+    command: jws.length <= REFUSED_PAYLOAD_MAX ? jws : `omitted:sha256:${digest}`,
+  };
+}
 
 /** The digest idempotency compares: everything a command asks for, not when it was signed. */
 function payloadDigest(c: SubmittedCommand): string {
@@ -118,6 +138,8 @@ export class CommandProcessor {
   #running: Promise<void> = Promise.resolve();
   #lastSeq: number;
   #lastTime = 0;
+  /** Whether the last commit failed (so the next good one reports recovery). */
+  #failing = false;
   readonly #insertHistory: StatementSync;
   readonly #insertKey: StatementSync;
   readonly #findKey: StatementSync;
@@ -208,66 +230,77 @@ export class CommandProcessor {
       return rolesSeen.get(key) ?? null;
     };
 
+    const plan = (item: Pending): void => {
+      const c = item.command;
+      const p = c.payload;
+      const answer = (pr: Problem) => item.resolve({ kind: "problem", problem: pr });
+      const roles = rolesOf(p.tenant, c.signer);
+      if (roles === null) {
+        answer(problem(404, "unknown-tenant", `no tenant '${p.tenant}'`));
+        return;
+      }
+      const artifact = artifacts.active(p.tenant, p.namespace);
+      if (artifact === null) {
+        const retired = this.#retired.get(p.tenant, p.namespace) !== undefined;
+        answer(problem(404, "unknown-namespace", retired ? `namespace '${p.namespace}' is retired for tenant '${p.tenant}'` : `tenant '${p.tenant}' has no contract installed for namespace '${p.namespace}'`));
+        return;
+      }
+      const action = artifact.actions.get(p.action);
+      if (action === undefined || action.exposure === "internal") {
+        // An internal action is not served: to the API it does not exist.
+        answer(problem(404, "unknown-action", `namespace '${p.namespace}' has no action '${p.action}' served by the API`));
+        return;
+      }
+      if (action.exposure === "authenticated" && !roles.known) {
+        answer(problem(403, "unknown-caller", `${c.signer} is not known to tenant '${p.tenant}'; '${p.action}' requires an authenticated caller`));
+        return;
+      }
+      const digest = payloadDigest(c);
+      const key = `${p.tenant}\u0000${c.signer}\u0000${p.idempotencyKey}`;
+      const earlier = keysInBatch.get(key);
+      const stored = earlier === undefined ? (this.#findKey.get(p.tenant, c.signer, p.idempotencyKey) as { payload_digest: string; seq: number } | undefined) : undefined;
+      const seenDigest = earlier?.digest ?? stored?.payload_digest;
+      if (seenDigest !== undefined) {
+        if (seenDigest !== digest) {
+          answer(problem(409, "idempotency-conflict", `idempotency key '${p.idempotencyKey}' was already used by this signer for a different command`));
+        } else if (earlier !== undefined) {
+          replays.push({ item, of: earlier.planned });
+        } else if (stored !== undefined) {
+          const row = this.#receiptAt.get(stored.seq) as { receipt: string };
+          item.resolve({ kind: "receipt", receipt: JSON.parse(row.receipt) as Receipt, json: row.receipt, replayed: true });
+        }
+        return;
+      }
+      const aggregate = action.aggregate;
+      const groupKey = `${artifact.id}\u0000${aggregate}\u0000${p.subject}`;
+      let g = groupOf.get(groupKey);
+      if (g === undefined) {
+        g = groups.length;
+        groupOf.set(groupKey, g);
+        const current = artifact.tables.get(aggregate)?.read(p.tenant, p.subject) ?? null;
+        groups.push({ artifact: artifact.id, aggregate, tenant: p.tenant, subject: p.subject, state: current?.state ?? null, steps: [] });
+      }
+      const group = groups[g] as (typeof groups)[number];
+      const refusal = authorizationRefusal(action, roles);
+      const entry: Planned = { item, artifact, action, payloadDigest: digest, group: g, step: group.steps.length };
+      group.steps.push({ action: `${aggregate}.${action.name}`, args: p.args, context: { signer: c.signer, time: now }, ...(refusal ? { refusal } : {}) });
+      planned.push(entry);
+      keysInBatch.set(key, { digest, planned: entry });
+    };
+
     // The checks read the store once per command (roles, idempotency keys, current states): in one
     // read transaction, not one each (every transaction takes and drops the WAL's locks).
     db.exec("BEGIN");
     try {
       for (const item of batch) {
-        const c = item.command;
-        const p = c.payload;
-        const answer = (pr: Problem) => item.resolve({ kind: "problem", problem: pr });
-        const roles = rolesOf(p.tenant, c.signer);
-        if (roles === null) {
-          answer(problem(404, "unknown-tenant", `no tenant '${p.tenant}'`));
-          continue;
+        try {
+          plan(item);
+        } catch (error) {
+          // One command that breaks a check is answered alone; the batch goes on without it.
+          // Deterministic (it depends on the command and the store), so every voter answers the same.
+          const kind = error instanceof Error ? error.name : typeof error;
+          item.resolve({ kind: "problem", problem: problem(500, "internal", `the engine could not check this command (${kind}); nothing was recorded`) });
         }
-        const artifact = artifacts.active(p.tenant, p.namespace);
-        if (artifact === null) {
-          const retired = this.#retired.get(p.tenant, p.namespace) !== undefined;
-          answer(problem(404, "unknown-namespace", retired ? `namespace '${p.namespace}' is retired for tenant '${p.tenant}'` : `tenant '${p.tenant}' has no contract installed for namespace '${p.namespace}'`));
-          continue;
-        }
-        const action = artifact.actions.get(p.action);
-        if (action === undefined || action.exposure === "internal") {
-          // An internal action is not served: to the API it does not exist.
-          answer(problem(404, "unknown-action", `namespace '${p.namespace}' has no action '${p.action}' served by the API`));
-          continue;
-        }
-        if (action.exposure === "authenticated" && !roles.known) {
-          answer(problem(403, "unknown-caller", `${c.signer} is not known to tenant '${p.tenant}'; '${p.action}' requires an authenticated caller`));
-          continue;
-        }
-        const digest = payloadDigest(c);
-        const key = `${p.tenant}\u0000${c.signer}\u0000${p.idempotencyKey}`;
-        const earlier = keysInBatch.get(key);
-        const stored = earlier === undefined ? (this.#findKey.get(p.tenant, c.signer, p.idempotencyKey) as { payload_digest: string; seq: number } | undefined) : undefined;
-        const seenDigest = earlier?.digest ?? stored?.payload_digest;
-        if (seenDigest !== undefined) {
-          if (seenDigest !== digest) {
-            answer(problem(409, "idempotency-conflict", `idempotency key '${p.idempotencyKey}' was already used by this signer for a different command`));
-          } else if (earlier !== undefined) {
-            replays.push({ item, of: earlier.planned });
-          } else if (stored !== undefined) {
-            const row = this.#receiptAt.get(stored.seq) as { receipt: string };
-            item.resolve({ kind: "receipt", receipt: JSON.parse(row.receipt) as Receipt, json: row.receipt, replayed: true });
-          }
-          continue;
-        }
-        const aggregate = action.aggregate;
-        const groupKey = `${artifact.id}\u0000${aggregate}\u0000${p.subject}`;
-        let g = groupOf.get(groupKey);
-        if (g === undefined) {
-          g = groups.length;
-          groupOf.set(groupKey, g);
-          const current = artifact.tables.get(aggregate)?.read(p.tenant, p.subject) ?? null;
-          groups.push({ artifact: artifact.id, aggregate, tenant: p.tenant, subject: p.subject, state: current?.state ?? null, steps: [] });
-        }
-        const group = groups[g] as (typeof groups)[number];
-        const refusal = authorizationRefusal(action, roles);
-        const entry: Planned = { item, artifact, action, payloadDigest: digest, group: g, step: group.steps.length };
-        group.steps.push({ action: `${aggregate}.${action.name}`, args: p.args, context: { signer: c.signer, time: now }, ...(refusal ? { refusal } : {}) });
-        planned.push(entry);
-        keysInBatch.set(key, { digest, planned: entry });
       }
     } finally {
       db.exec("COMMIT");
@@ -289,6 +322,7 @@ export class CommandProcessor {
     const receipts: Receipt[] = [];
     const committedAt = new Date(now).toISOString();
     const relaxed = planned.every((x) => x.action.durability === "memory");
+    const usage = new Map<string, { entries: number; bytes: number }>();
     let firstSeq = this.#lastSeq;
     try {
       if (relaxed) db.exec("PRAGMA synchronous = OFF");
@@ -330,6 +364,11 @@ export class CommandProcessor {
         };
         const receiptJson = JSON.stringify(receipt);
         const beforeDigest = stateDigest(fields, result.before);
+        const stored = storedPayload(!accepted, JSON.stringify(p.args), c.jws, c.digest);
+        const added = usage.get(p.tenant) ?? { entries: 0, bytes: 0 };
+        added.entries += 1;
+        added.bytes += stored.args.length + stored.command.length + receiptJson.length;
+        usage.set(p.tenant, added);
         this.#insertHistory.run(
           seq,
           p.tenant,
@@ -341,8 +380,8 @@ export class CommandProcessor {
           x.artifact.id,
           receipt.outcome,
           reason === null ? null : JSON.stringify(reason),
-          JSON.stringify(p.args),
-          c.jws,
+          stored.args,
+          stored.command,
           beforeDigest,
           result.after === result.before ? beforeDigest : stateDigest(fields, result.after),
           receiptJson,
@@ -363,6 +402,8 @@ export class CommandProcessor {
     } catch (error) {
       if (db.isTransaction) db.exec("ROLLBACK");
       this.#lastSeq = firstSeq;
+      this.#failing = true;
+      this.#deps.onCommitHealth?.(`commits are failing: ${(error as Error).message}`);
       if (options.throwOnFailure === true) throw error;
       const pr = problem(500, "internal", `the commit failed; nothing was recorded: ${(error as Error).message}`);
       for (const x of planned) x.item.resolve({ kind: "problem", problem: pr });
@@ -376,6 +417,11 @@ export class CommandProcessor {
       const original = answers.get(r.of) as CommandAnswer;
       r.item.resolve(original.kind === "receipt" ? { ...original, replayed: true } : original);
     }
+    if (this.#failing) {
+      this.#failing = false;
+      this.#deps.onCommitHealth?.(null);
+    }
+    if (usage.size > 0) this.#deps.onUsage?.(usage);
     if (receipts.length > 0) this.#deps.onCommitted(receipts);
     return true;
   }

@@ -28,6 +28,7 @@ import { StoreMachine } from "./cluster/store-machine.ts";
 import { installStandardLibrary } from "./std-library.ts";
 import { moveSharedFulltext } from "./read-indexes.ts";
 import { rolesOf, tenantExists } from "./tenants.ts";
+import { Admission, DEFAULT_ENGINE_LIMITS } from "./admission/admission.ts";
 
 type EngineChannel = Channel<Record<string, never>, EngineRequests, EngineNotices>;
 
@@ -65,6 +66,14 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   const artifacts = new ArtifactCache(db);
   const executor = new ExecutorPool({ threads: EXECUTOR_THREADS, storePath: paths.store, inline: (id) => artifacts.get(id).program });
   const channels = new Set<EngineChannel>();
+  const admission = new Admission({
+    db,
+    clock: systemClock,
+    dataDir: ctx.config.dataDir,
+    limits: ctx.config.engineLimits ?? DEFAULT_ENGINE_LIMITS,
+    known: (tenant, did, now) => (tenantExists(db, tenant) ? rolesOf(db, tenant, did, now).known : null),
+  });
+  let commitFailure: string | null = null;
   // Only channels that asked hear about commits: a receipt is otherwise serialised twice per command.
   const watchers = new Set<EngineChannel>();
   const commands = new CommandProcessor({
@@ -76,6 +85,12 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     roles: (tenant, did, now) => (tenantExists(db, tenant) ? rolesOf(db, tenant, did, now) : null),
     onCommitted: (receipts) => {
       for (const c of watchers) c.notify("committed", { receipts });
+    },
+    onUsage: (usage) => admission.committed(usage),
+    onCommitHealth: (failure) => {
+      if (failure !== null && commitFailure === null) ctx.log.error("commits are failing", { error: failure });
+      else if (failure === null && commitFailure !== null) ctx.log.info("commits succeed again");
+      commitFailure = failure;
     },
   });
   const adminDeps = { db, keysDir: paths.keys, clock: systemClock, onInstalled: (t: string, ns: string) => artifacts.invalidate(t, ns), exclusive: <T>(fn: () => T) => commands.exclusive(fn) };
@@ -94,6 +109,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       admin: (clock, tenantKey) => adminHandlers({ db, keysDir: paths.keys, clock, onInstalled: adminDeps.onInstalled, tenantKey }),
       onReplaced: () => {
         artifacts.invalidateAll();
+        admission.reset();
         for (const c of channels) c.notify("store-replaced", {});
       },
     });
@@ -126,6 +142,9 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       submit: replicated === null ? (command) => commands.submit(command) : (command) => replicated.submit(command),
       ...(replicated === null ? {} : { cluster: replicated }),
       watchCommits: (watch) => (watch ? watchers.add(c) : watchers.delete(c)),
+      admit: (command) => admission.check(command),
+      degraded: () => [commitFailure, admission.diskShortfall()].filter((reason): reason is string => reason !== null),
+      log: ctx.log,
     });
   });
   const sockets = new Set<Socket>();

@@ -4,7 +4,8 @@
  */
 import type { Channel } from "../../shared/channel/channel.ts";
 import type { Journal } from "../../shared/journal.ts";
-import { problem } from "../../shared/problem.ts";
+import { type Problem, problem } from "../../shared/problem.ts";
+import type { Logger } from "../../shared/log.ts";
 import { type KeyPair, signReceipt } from "../../shared/identity/index.ts";
 import type { CommandAnswer, EngineRequests, ReadPoint, SubmittedCommand, ConsensusStatus, SignedCommandAnswer } from "../../shared/protocol/engine.ts";
 
@@ -18,14 +19,30 @@ export interface EngineState {
   readonly cluster?: { readPoint(consistency: "strong" | "local"): Promise<ReadPoint>; status(): ConsensusStatus };
   /** Adds or removes this channel from those told about every commit. */
   readonly watchCommits: (watch: boolean) => void;
+  /** A problem that keeps a command out before it is queued or proposed (admission/admission.ts), or null. */
+  readonly admit: (command: SubmittedCommand) => Problem | null;
+  /** Why writes are not working as they should (`/health`'s `degraded`). */
+  readonly degraded: () => readonly string[];
+  readonly log: Logger;
 }
 
 /** Registers every engine request handler on a newly connected channel. */
 export function serveEngineRequests(channel: Channel<Record<string, never>, EngineRequests>, state: EngineState): void {
-  const { journal, submit, cluster, nodeKey } = state;
+  const { journal, submit, cluster, nodeKey, admit, log } = state;
   channel
     .handle("ping", () => ({ pid: process.pid }))
-    .handle("command", async (c) => signedAnswer(nodeKey, await submit(c)))
+    .handle("command", async (c) => {
+      const refused = admit(c);
+      if (refused !== null) return { kind: "problem", problem: refused };
+      try {
+        return signedAnswer(nodeKey, await submit(c));
+      } catch (error) {
+        // A request never takes the engine down: whatever one command throws is its own 500.
+        log.error("a command failed", { tenant: c.payload?.tenant, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        return { kind: "problem", problem: problem(500, "internal", "the engine failed on this command; nothing was recorded and the failure was logged") };
+      }
+    })
+    .handle("engine-health", () => ({ degraded: state.degraded() }))
     // One voter has no read points to give: its store is always current, and the gateway reads it directly.
     .handle("read-point", (r) => cluster?.readPoint(r.consistency) ?? { ok: false, problem: problem(409, "not-replicated", "this engine is one voter: its store is always current") })
     .handle("consensus-status", () => cluster?.status() ?? null)

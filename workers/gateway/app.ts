@@ -10,6 +10,7 @@ import { problem } from "../../shared/problem.ts";
 import type { ConsensusStatus } from "../../shared/protocol/engine.ts";
 import type { Lifecycle } from "../../shared/protocol/lifecycle.ts";
 import { discardBody } from "./discard-body.ts";
+import { checkJsonTextDepth } from "../../shared/json-limits.ts";
 import { errorHandler, problemResponse } from "./problem-response.ts";
 
 /** What the app needs to know about the rest of the process tree. */
@@ -20,6 +21,8 @@ export interface GatewayView {
   workers(): { states: Record<string, Lifecycle>; required: readonly string[] };
   /** A replicated engine's view of the voters (null for one voter, or while the engine is away). */
   consensus?(): Promise<ConsensusStatus | null>;
+  /** Why writes are not working as they should (commits failing, the disk under its reserve). */
+  degraded?(): Promise<readonly string[]>;
 }
 
 export function createApp(view: GatewayView, options: { bodyLimit: number; log: Logger }): Hono {
@@ -49,10 +52,20 @@ export function createApp(view: GatewayView, options: { bodyLimit: number; log: 
     return streamedLimit(c, next);
   });
 
+  // A JSON body nested past the limit is refused before any handler parses it and walks it.
+  app.use("*", async function limitJsonDepth(c, next) {
+    if (c.req.method === "GET" || c.req.method === "HEAD" || !/json/i.test(c.req.header("content-type") ?? "")) return next();
+    const over = checkJsonTextDepth(await c.req.text());
+    if (over === null) return next();
+    // A GraphQL endpoint answers every failure in GraphQL's own form.
+    if (/^\/v1\/[^/]+\/[^/]+\/graphql$/.test(c.req.path)) return c.json({ errors: [{ message: over.detail, extensions: { code: "JSON_OVER_LIMIT" } }] }, 400);
+    return problemResponse(c, problem(400, "json-over-limit", over.detail));
+  });
+
   app.get("/health", async function health(c) {
     const { states, required } = view.workers();
     const down = required.filter((name) => states[name] !== "running");
-    const consensus = (await view.consensus?.()) ?? null;
+    const [consensus, degraded] = await Promise.all([view.consensus?.() ?? null, view.degraded?.() ?? []]);
     // One voter is its own leader; a replicated voter says what it is, and the console reads `consensus`.
     const body = {
       version: view.version,
@@ -61,6 +74,8 @@ export function createApp(view: GatewayView, options: { bodyLimit: number; log: 
       role: consensus?.role ?? "leader",
       ...(consensus ? { term: consensus.term, leader: consensus.leader, consensus } : {}),
     };
+    // Running but unable to write as it should: still 200 (the node answers), and says why.
+    if (down.length === 0 && degraded.length > 0) return c.json({ status: "degraded", degraded, ...body });
     if (down.length === 0) return c.json({ status: "ok", ...body });
     return c.body(
       JSON.stringify({ ...problem(503, "unavailable", `not running: ${down.join(", ")}`), status: 503, health: "unavailable", down, ...body }),

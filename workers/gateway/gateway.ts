@@ -3,7 +3,7 @@
  * live event stream from the journal's `event` topic.
  */
 import { getRequestListener } from "@hono/node-server";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Lifecycle } from "../../shared/protocol/lifecycle.ts";
 import { claimantName, dataPaths } from "../../shared/worker/config.ts";
@@ -25,6 +25,14 @@ import { EventHub } from "./event-hub.ts";
 import { mountReadConsistency } from "./consistency.ts";
 import { checkGrpcPort, GrpcSurface } from "./surfaces/grpc-surface.ts";
 import { gracefulCloser } from "./graceful-close.ts";
+import { guardConnections } from "./connection-guard.ts";
+import { hostCheck } from "./host-check.ts";
+import type { Logger } from "../../shared/log.ts";
+import { problem } from "../../shared/problem.ts";
+import type { GatewayLimits } from "../../shared/worker/config.ts";
+
+/** The gateway's limits when the command line names none (README, "Security"). */
+export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = { maxConnections: 2048, allowedHosts: [] };
 
 /** How long to keep retrying a port that is busy, for a predecessor killed a moment ago to let go of it. */
 const BIND_RETRY_MS = 1500;
@@ -53,6 +61,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
       // The gateway answering is itself proof it runs, even before the supervisor's next notice.
       workers: () => ({ states: { ...workers.states, gateway: "running" }, required: workers.required }),
       ...(config.cluster ? { consensus: () => engine.request("consensus-status", {}).catch(() => null) } : {}),
+      degraded: () => engine.request("engine-health", {}).then((h) => h.degraded, () => []),
     },
     { bodyLimit: config.bodyLimit, log },
   );
@@ -80,9 +89,13 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   // The command route is served ahead of the app (routes/commands.ts); the app answers the rest.
   const postCommand = commandListener({ engine, now: () => Date.now(), bodyLimit: config.bodyLimit, log });
   const appListener = getRequestListener(app.fetch);
+  const limits = config.gatewayLimits ?? DEFAULT_GATEWAY_LIMITS;
+  const isOwnHost = hostCheck(limits.allowedHosts);
   const server = createServer((req, res) => {
+    if (!isOwnHost(req.headers.host)) return misdirected(req, res, log);
     if (!postCommand(req, res)) void appListener(req, res);
   });
+  guardConnections(server, { maxConnections: limits.maxConnections, onShed: (shed) => log.warn("connections over the cap: closed idle ones to make room", { shed, max: limits.maxConnections }) });
   const closer = gracefulCloser(server);
   await listen(server, config.listen.host, config.listen.port);
   // gRPC is served only once a contract is installed, but a port it could never have is fatal now.
@@ -142,4 +155,14 @@ async function listen(server: Server, host: string, port: number): Promise<void>
       throw error;
     }
   }
+}
+
+/** A request for a host name that is not this node's (host-check.ts): 421, and the connection closes. */
+function misdirected(req: IncomingMessage, res: ServerResponse, log: Logger): void {
+  const p = problem(421, "misdirected-request", "this node does not answer for that host name; use its IP address, localhost, or a name given with --allow-host");
+  log.warn("answered 421 for a foreign Host", { host: String(req.headers.host).slice(0, 200), path: (req.url ?? "").slice(0, 200) });
+  const body = JSON.stringify(p);
+  // The body is not read: the connection cannot carry another request.
+  res.writeHead(421, { "content-type": "application/problem+json", "content-length": Buffer.byteLength(body), connection: "close" });
+  res.end(body);
 }

@@ -8,6 +8,7 @@ import type { Logger } from "../../shared/log.ts";
 /** Answers with a problem document. */
 export function problemResponse(c: Context, p: Problem): Response {
   c.header("content-type", "application/problem+json");
+  if (p.retryAfter !== undefined) c.header("retry-after", String(p.retryAfter));
   return c.body(JSON.stringify(p), p.status as 400);
 }
 

@@ -5,7 +5,7 @@
  */
 import type { LoadedArtifact, Outcome, State } from "../../../contracts/runtime/index.ts";
 import { ArgumentError } from "../../../contracts/runtime/index.ts";
-import type { Reason } from "../../../contracts/refusals.ts";
+import { type Reason, refusals } from "../../../contracts/refusals.ts";
 
 /** One command to run: its action (`Aggregate.Action`), arguments and context. */
 export interface ExecStep {
@@ -29,6 +29,11 @@ export type StepResult =
   | { readonly kind: "decided"; readonly outcome: Outcome; readonly before: State; readonly after: State }
   | { readonly kind: "bad-arguments"; readonly problems: readonly { field: string; message: string }[] };
 
+/**
+ * Runs every group. A step whose program throws (anything but ill-typed arguments) is refused as
+ * `program_failed` and the group goes on from the state before it: the outcome depends on the
+ * command alone, so every voter records the same refusal rather than failing on the entry forever.
+ */
 export function runGroups(load: (artifact: string) => LoadedArtifact, groups: readonly ExecGroup[]): StepResult[][] {
   return groups.map((group) => {
     const program = load(group.artifact);
@@ -42,7 +47,8 @@ export function runGroups(load: (artifact: string) => LoadedArtifact, groups: re
         return { kind: "decided", outcome, before, after: state };
       } catch (error) {
         if (error instanceof ArgumentError) return { kind: "bad-arguments", problems: error.problems };
-        throw error;
+        const kind = error instanceof Error ? error.name : typeof error;
+        return { kind: "decided", outcome: { outcome: "refused", reason: refusals.programFailed(kind) }, before, after: before };
       }
     });
   });

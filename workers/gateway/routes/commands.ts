@@ -142,5 +142,5 @@ function send(res: ServerResponse, status: number, type: string, body: string, e
 }
 
 function sendProblem(res: ServerResponse, p: Problem): void {
-  send(res, p.status, "application/problem+json", JSON.stringify(p));
+  send(res, p.status, "application/problem+json", JSON.stringify(p), p.retryAfter === undefined ? undefined : { "retry-after": String(p.retryAfter) });
 }
