@@ -110,6 +110,11 @@ export class StoreMachine implements StateMachine {
     try {
       const handler = this.#handlers[op.type] as (body: unknown) => AdminResult<unknown> | Promise<AdminResult<unknown>>;
       return await handler(op.body);
+    } catch (error) {
+      // An operator request that throws would throw again on every voter after every restart: it
+      // becomes the same failed answer everywhere instead (the error's kind, never its wording).
+      const kind = error instanceof Error ? error.name : typeof error;
+      return { ok: false, error: { code: "apply_failed", message: `the operator request '${op.type}' could not be applied (${kind})` } };
     } finally {
       this.#key = undefined;
     }
