@@ -7,6 +7,7 @@ import type { Artifact } from "./artifact.ts";
 import { makeArtifact } from "./artifact.ts";
 import type { Contract } from "./ast.ts";
 import { generateProgram } from "./codegen/program.ts";
+import { diagnostic } from "./diagnostic-catalog.ts";
 import type { Diagnostic } from "./diagnostics.ts";
 import { analyze } from "./front.ts";
 import type { CheckOptions } from "./front.ts";
@@ -33,10 +34,26 @@ export interface CompileResult {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** Compiles a contract file; user mistakes come back as diagnostics, never as exceptions. */
+/**
+ * Compiles a contract file; user mistakes come back as diagnostics, never as exceptions. A back end
+ * that fails on a checked contract is a compiler bug, but it too comes back as a diagnostic (C0601),
+ * so an install answers 422 with a message rather than crashing (issue 16 #12).
+ */
 export function compileContract(markdown: string, options: CompileOptions = {}): CompileResult {
   const { contract, diagnostics } = analyze(markdown, options);
   if (contract === null || diagnostics.length > 0) return { diagnostics };
-  const { artifact, wat } = compileChecked(contract, markdown, options);
+  let compiled: ReturnType<typeof compileChecked>;
+  try {
+    compiled = compileChecked(contract, markdown, options);
+  } catch (error) {
+    return { diagnostics: [compilerFailure(error, contract.span[0])] };
+  }
+  const { artifact, wat } = compiled;
   return wat === null ? { artifact, diagnostics } : { artifact, wat, diagnostics };
+}
+
+/** The diagnostic for a compiler that threw `error` (a bug): C0601 at offset `at`, with the error's first line. */
+export function compilerFailure(error: unknown, at = 0): Diagnostic {
+  const detail = error instanceof Error ? error.message : String(error);
+  return diagnostic("C0601", [at, at], (detail.split("\n")[0] ?? "").slice(0, 200));
 }

@@ -1,18 +1,18 @@
 /**
  * @module The one catalogue of front-end diagnostics. Every message the parser and checker can
  * report is here, under a stable code: C01xx syntax, C02xx validation (names, structure, `==`
- * types), C03xx type, C04xx query, C05xx upgrade. Codes are never reused or renumbered; golden
- * tests prove each one is reachable.
+ * types), C03xx type, C04xx query, C05xx upgrade, and C06xx compile — the back end's, which only a
+ * compiler bug produces (`compile.ts` turns such a failure into a diagnostic instead of a crash).
+ * Codes are never reused or renumbered; golden tests prove each front-end code is reachable.
  */
 import type { Span } from "./ast.ts";
 import type { Diagnostic, Phase } from "./diagnostics.ts";
+import { formatBytes } from "./limits.ts";
 
 interface Entry {
   readonly phase: Phase;
   readonly message: (...args: any[]) => string;
 }
-
-const LIMIT = "between 1 and 2147483647";
 
 /** Every diagnostic the front end can produce. */
 export const catalog = {
@@ -51,6 +51,11 @@ export const catalog = {
   C0225: { phase: "validation", message: (where: string) => `\`context.\` is not available in ${where}` },
   C0226: { phase: "validation", message: (value: string, type: string) => `\`${value}\` is not a value of ${type}` },
   C0227: { phase: "validation", message: (fn: string) => `${fn}() is an aggregate function and can only be used in summarize` },
+  C0228: {
+    phase: "validation",
+    message: (index: string, privateField: string, publicField: string) =>
+      `fulltext index ${index} mixes private field \`${privateField}\` with public field \`${publicField}\`: a search's scores would reveal the private text's length; index public fields only (private fields may have an index of their own)`,
+  },
 
   // Types
   C0301: { phase: "type", message: (what: string, found: string) => `${what} must be Bool, found ${found}` },
@@ -61,7 +66,7 @@ export const catalog = {
   C0306: { phase: "type", message: (found: string) => `len() needs Text or a List, found ${found}` },
   C0307: { phase: "type", message: (left: string, right: string) => `\`in\` needs a List of the left side's type on the right, found ${left} in ${right}` },
   C0308: { phase: "type", message: (fn: string, list: string, element: string) => `${fn}() needs a List and an element of its type, found ${list} and ${element}` },
-  C0309: { phase: "type", message: (type: string, param: string, example: string) => `${type} needs ${param} ${LIMIT}, e.g. ${example}` },
+  C0309: { phase: "type", message: (type: string, param: string, limit: number, example: string) => `${type} needs a ${param} between 1 and ${limit}, e.g. ${example}` },
   C0310: { phase: "type", message: (value: string, type: string) => `default ${value} does not fit ${type}` },
   C0311: { phase: "type", message: (type: string) => `${type} fields have no default: they are unset until an action assigns them` },
   C0312: { phase: "type", message: (field: string, type: string) => `authorize state.${field} needs an Identity field, but ${field} is ${type}` },
@@ -74,6 +79,20 @@ export const catalog = {
   C0319: { phase: "type", message: (length: number, type: string) => `text of ${length} characters does not fit ${type}` },
   C0320: { phase: "type", message: (value: string) => `"${value}" is not a valid date: write YYYY-MM-DD` },
   C0321: { phase: "type", message: () => "Float is only for query rows: use it in a record type that a query returns" },
+  C0322: { phase: "type", message: (type: string, param: string, size: number, limit: number) => `${type} ${param} ${size} is over the limit of ${limit}` },
+  C0323: {
+    phase: "type",
+    message: (aggregate: string, bytes: number, limit: number) => `the state of aggregate ${aggregate} takes ${bytes} bytes, over the limit of ${formatBytes(limit)}: use shorter texts or smaller lists`,
+  },
+  C0324: {
+    phase: "type",
+    message: (action: string, bytes: number, limit: number) => `the arguments of action ${action} take ${bytes} bytes, over the limit of ${formatBytes(limit)}: use shorter texts or smaller lists`,
+  },
+  C0325: {
+    phase: "type",
+    message: (action: string, bytes: number, limit: number) =>
+      `action ${action} needs up to ${bytes} bytes of program memory (state, arguments, text literals and the values it builds), over the limit of ${formatBytes(limit)}`,
+  },
 
   // Queries
   C0401: { phase: "query", message: (name: string) => `unknown query source \`${name}\`: not an aggregate of this contract or an installed collection` },
@@ -104,6 +123,9 @@ export const catalog = {
   C0503: { phase: "upgrade", message: (aggregate: string, missing: string) => `aggregate ${aggregate} needs migrate lines for ${missing}` },
   C0504: { phase: "upgrade", message: (field: string, aggregate: string) => `the previous version of ${aggregate} has no field \`${field}\`` },
   C0505: { phase: "upgrade", message: (aggregate: string) => `aggregate ${aggregate} is new in this version, so it has no records to migrate` },
+
+  // The back end: never the contract's fault
+  C0601: { phase: "compile", message: (detail: string) => `the compiler failed on this contract (${detail}); this is a bug in Charter, not in the contract: please report it` },
 } as const satisfies Record<string, Entry>;
 
 /** A catalogue code. */

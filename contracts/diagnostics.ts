@@ -6,8 +6,8 @@
 import type { Span } from "./ast.ts";
 import { lineAt, lineStarts } from "./source-lines.ts";
 
-/** Which pass found the problem; printed as the first word of the message. */
-export type Phase = "syntax" | "validation" | "type" | "query" | "upgrade";
+/** Which pass found the problem; printed as the first word of the message. `compile` is the back end's (a bug). */
+export type Phase = "syntax" | "validation" | "type" | "query" | "upgrade" | "compile";
 
 /** One problem in a contract. `code` is stable (see `diagnostic-catalog.ts`); `message` is for people. */
 export interface Diagnostic {

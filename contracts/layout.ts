@@ -121,7 +121,8 @@ export function aggregatesOf(contract: Contract): AggregateDecl[] {
   return contract.decls.filter((d): d is AggregateDecl => d.kind === "AggregateDecl");
 }
 
-function layoutFields(items: readonly { name: { name: string }; resolvedType?: Type }[]): { size: number; offsets: Record<string, number> } {
+/** Lays out fields or parameters in order, each at its slot's alignment; the total is 8-aligned. */
+export function layoutFields(items: readonly { name: { name: string }; resolvedType?: Type }[]): { size: number; offsets: Record<string, number> } {
   const offsets: Record<string, number> = {};
   let at = 0;
   for (const item of items) {

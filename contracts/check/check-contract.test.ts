@@ -84,6 +84,16 @@ describe("checkContract rules", () => {
     assert.deepEqual(eq, ["validation error: invalid eq types at line 10:22"]);
   });
 
+  it("issue 16 #9: refuses a fulltext index that mixes private and public fields, naming both", () => {
+    const members = (fields: string) => block(`aggregate T {\n  public title: Text(len=100)\n  private notes: Text(len=100)\n  private secret: Text(len=100)\n  index words fulltext(${fields})\n}`);
+    assert.deepEqual(check(members("title, notes")).errors, [
+      "validation error: fulltext index words mixes private field `notes` with public field `title`: a search's scores would reveal the private text's length; index public fields only (private fields may have an index of their own) at line 8:31",
+    ]);
+    assert.match(check(members("notes, title")).errors.join("\n"), /private field `notes` with public field `title`/);
+    assert.deepEqual(check(members("title")).errors, []);
+    assert.deepEqual(check(members("notes, secret")).errors, []);
+  });
+
   it("guards merge commute on a field that is not Int", () => {
     const { errors } = check(aggregate("  action Go() {\n    authorize anyone\n    merge commute\n    apply {\n      state.t = state.t + \"a\"\n    }\n  }"));
     assert.equal(errors.length, 1);

@@ -2,7 +2,7 @@
  * @module Checks the declarations themselves: names unique where they share a namespace (enums,
  * records and aggregates share one; queries another; fields, indexes and actions are per aggregate),
  * every written type resolved (`resolvedType` filled), defaults that fit their fields, and indexes
- * over existing fields of the right type.
+ * over existing fields of the right type (a fulltext index over public or private fields, not both).
  */
 import type { AggregateDecl, Contract, FieldDecl, Ident, IndexDecl, Type } from "../ast.ts";
 import { checkExpr } from "./expressions.ts";
@@ -114,4 +114,22 @@ function checkIndex(scope: Scope, aggregate: AggregateDecl, index: IndexDecl): v
     if (index.index === "vector" && t.kind !== "Vector") scope.report("C0318", name.span, index.name.name, name.name, "a Vector", typeName(t));
   }
   if (index.metric !== null && !METRICS.has(index.metric.name)) scope.report("C0224", index.metric.span, index.metric.name);
+  if (index.index === "fulltext") checkFulltextVisibility(scope, aggregate, index);
+}
+
+/**
+ * A fulltext index is public or private, never both (issue 16 #9): a search ranks by the whole
+ * indexed document, so a public query's scores would reveal how many words a private field holds.
+ * Reported at the first field whose visibility differs from the index's first field.
+ */
+function checkFulltextVisibility(scope: Scope, aggregate: AggregateDecl, index: IndexDecl): void {
+  const fields = index.fields.flatMap((name) => {
+    const field = aggregate.fields.find((f) => f.name.name === name.name);
+    return field === undefined ? [] : [{ name, visibility: field.visibility }];
+  });
+  const first = fields[0];
+  const other = fields.find((f) => f.visibility !== first?.visibility);
+  if (first === undefined || other === undefined) return;
+  const [hidden, shown] = first.visibility === "private" ? [first, other] : [other, first];
+  scope.report("C0228", other.name.span, index.name.name, hidden.name.name, shown.name.name);
 }

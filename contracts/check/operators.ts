@@ -7,7 +7,8 @@
 import type { Expr, Type } from "../ast.ts";
 import type { ExprEnv } from "./env.ts";
 import { checkExpr, isContextual } from "./expressions.ts";
-import { BOOL, INT, MAX_SIZE, comparable, orderable, typeName } from "./types.ts";
+import { MAX_TEXT_LEN } from "../limits.ts";
+import { BOOL, INT, comparable, orderable, typeName } from "./types.ts";
 
 type Binary = Extract<Expr, { kind: "Binary" }>;
 type Unary = Extract<Expr, { kind: "Unary" }>;
@@ -58,7 +59,7 @@ export function checkBinary(env: ExprEnv, e: Binary): Type | null {
         return null;
       }
       if (l.kind === "Int" && r.kind === "Int") return INT;
-      if (e.op === "+" && l.kind === "Text" && r.kind === "Text") return { kind: "Text", len: Math.min(MAX_SIZE, l.len + r.len) };
+      if (e.op === "+" && l.kind === "Text" && r.kind === "Text") return { kind: "Text", len: Math.min(MAX_TEXT_LEN, l.len + r.len) };
       report("C0303", e.span, e.op, typeName(l), typeName(r));
       return null;
     }

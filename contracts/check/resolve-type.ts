@@ -1,12 +1,13 @@
 /**
- * @module Written types to checked types (`TypeExpr` → `Type`): sizes are declared and positive, a
- * named type is an enum (or, in a record, Float), `Ref<A>` names an aggregate, and lists hold
- * scalar values. Problems are reported; a usable type is still returned where one can be, so one
- * mistake does not cascade.
+ * @module Written types to checked types (`TypeExpr` → `Type`): sizes are declared, positive and
+ * within the limits of `contracts/limits.ts` (issue 16 #12), a named type is an enum (or, in a
+ * record, Float), `Ref<A>` names an aggregate, and lists hold scalar values. Problems are
+ * reported; a usable type is still returned where one can be, so one mistake does not cascade.
  */
 import type { Ident, Type, TypeExpr } from "../ast.ts";
 import { noteEnumType, type Scope } from "./scope.ts";
-import { MAX_SIZE, typeName } from "./types.ts";
+import { MAX_LIST_CAP, MAX_TEXT_LEN, MAX_VECTOR_DIM } from "../limits.ts";
+import { typeName } from "./types.ts";
 
 /** Where a type is written: record fields may use Float (query rows); list elements must be scalar. */
 export type TypePlace = "field" | "param" | "record" | "element";
@@ -15,7 +16,7 @@ export type TypePlace = "field" | "param" | "record" | "element";
 export function resolveType(scope: Scope, texpr: TypeExpr, place: TypePlace): Type | null {
   switch (texpr.kind) {
     case "TextType":
-      checkSize(scope, texpr.len, texpr, "Text", "a length", "Text(len=200)");
+      checkSize(scope, texpr.len, texpr, "Text", "length", MAX_TEXT_LEN, "Text(len=200)");
       return { kind: "Text", len: texpr.len };
     case "IntType":
       return { kind: "Int" };
@@ -35,7 +36,7 @@ export function resolveType(scope: Scope, texpr: TypeExpr, place: TypePlace): Ty
       if (!scope.aggregates.has(texpr.aggregate.name)) scope.report("C0210", texpr.aggregate.span, texpr.aggregate.name);
       return { kind: "Ref", aggregate: texpr.aggregate.name };
     case "ListType": {
-      checkSize(scope, texpr.cap, texpr, "List", "a capacity", "List<Int>(cap=100)");
+      checkSize(scope, texpr.cap, texpr, "List", "capacity", MAX_LIST_CAP, "List<Int>(cap=100)");
       const element = resolveType(scope, texpr.element, "element");
       if (element === null) return null;
       if (element.kind === "List" || element.kind === "Vector" || element.kind === "Float") {
@@ -45,7 +46,7 @@ export function resolveType(scope: Scope, texpr: TypeExpr, place: TypePlace): Ty
       return { kind: "List", element, cap: texpr.cap };
     }
     case "VectorType":
-      checkSize(scope, texpr.dim, texpr, "Vector", "a dimension", "Vector(dim=384)");
+      checkSize(scope, texpr.dim, texpr, "Vector", "dimension", MAX_VECTOR_DIM, "Vector(dim=384)");
       return { kind: "Vector", dim: texpr.dim };
     case "NamedType":
       return resolveNamed(scope, texpr.name, place);
@@ -74,8 +75,10 @@ function resolveNamed(scope: Scope, name: Ident, place: TypePlace): Type | null 
   return null;
 }
 
-function checkSize(scope: Scope, size: number, texpr: TypeExpr, type: string, param: string, example: string): void {
-  if (!Number.isInteger(size) || size < 1 || size > MAX_SIZE) scope.report("C0309", texpr.span, type, param, example);
+/** A size must be written and at least 1 (C0309), and at most its limit (C0322): sizes drive the program's memory. */
+function checkSize(scope: Scope, size: number, texpr: TypeExpr, type: string, param: string, limit: number, example: string): void {
+  if (!Number.isInteger(size) || size < 1) scope.report("C0309", texpr.span, type, param, limit, example);
+  else if (size > limit) scope.report("C0322", texpr.span, type, param, size, limit);
 }
 
 /** Reports every repeat in a list of names: "duplicate WHAT `name` WHERE". */

@@ -10,9 +10,6 @@
  */
 import type { Type } from "../ast.ts";
 
-/** Largest `len`, `cap` and `dim` a type may declare (fits an unsigned 31-bit length everywhere). */
-export const MAX_SIZE = 2147483647;
-
 export const INT: Type = { kind: "Int" };
 export const BOOL: Type = { kind: "Bool" };
 export const DATE: Type = { kind: "Date" };

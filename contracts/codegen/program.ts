@@ -8,6 +8,7 @@ import type { Contract } from "../ast.ts";
 import type { Expr } from "../ast.ts";
 import { aggregatesOf, computeLayout, finishLayout, walkExpr } from "../layout.ts";
 import type { MemoryLayout } from "../layout.ts";
+import { MAX_MEMORY_BYTES } from "../limits.ts";
 import { compileAction } from "./action.ts";
 import { newModule, optimize } from "./binaryen.ts";
 import { ModuleGen } from "./context.ts";
@@ -39,6 +40,8 @@ export function generateProgram(contract: Contract, lineOf: (offset: number) => 
       for (const action of agg.actions) arena = Math.max(arena, compileAction(g, agg, action, lineOf));
     }
     finishLayout(layout, arena);
+    // The checker bounds the memory (check/memory.ts); a program over the limit means that bound is wrong.
+    if (layout.arena + arena > MAX_MEMORY_BYTES) throw new Error(`the program needs ${layout.arena + arena} bytes of memory, over the checked limit of ${MAX_MEMORY_BYTES}`);
     const segments = g.segments.map((s) => ({ offset: m.i32.const(s.offset), data: s.data, passive: false }));
     m.setMemory(layout.pages, layout.pages, null, segments);
     m.addMemoryImport("0", "env", "memory");

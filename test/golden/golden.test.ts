@@ -37,8 +37,12 @@ describe("diagnostic catalogue coverage", () => {
     assert.ok(bad >= 45, `only ${bad} bad-input cases`);
   });
 
-  it("reaches every code of the catalogue", () => {
-    const missing = Object.keys(catalog).filter((code) => !produced.has(code));
+  it("reaches every front-end code of the catalogue", () => {
+    // The compile phase's codes are the back end's, produced only by a compiler bug:
+    // contracts/compile.test.ts covers them.
+    const missing = Object.entries(catalog)
+      .filter(([code, entry]) => entry.phase !== "compile" && !produced.has(code))
+      .map(([code]) => code);
     assert.deepEqual(missing, [], "catalogue codes without a golden case");
   });
 });
