@@ -136,6 +136,19 @@ describe("one node under attack", () => {
     }
   });
 
+  test("issue 16 #16: a signer the tenant does not know gets one 404 for a missing tenant, namespace or action", async () => {
+    const stranger404 = async (tenant: string, namespace: string, action: string) => {
+      const r = await act(c.url, stranger, { tenant, namespace, action, subject: "s" });
+      assert.equal(r.status, 404);
+      return JSON.stringify(r.body);
+    };
+    const bodies = new Set([await stranger404("nosuch", "acme.counter", "Start"), await stranger404("acme", "acme.nothing", "Start"), await stranger404("acme", "acme.counter", "Nothing"), await stranger404("acme", "acme.counter", "Adjust")]);
+    assert.equal(bodies.size, 1, [...bodies].join("\n"));
+    assert.match([...bodies][0] as string, /no such tenant, namespace or action for this caller/);
+    const member = await act(c.url, ada, { namespace: "acme.nothing", action: "Start", subject: "s" });
+    assert.match(member.body.detail, /has no contract installed/, "a member still learns what is missing");
+  });
+
   test("issue 16 #14: a request naming a foreign Host gets 421 (DNS rebinding)", async () => {
     const foreign = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest(`${c.url}/health`, { headers: { host: "attacker.example:8787" }, agent: false }, (res) => {

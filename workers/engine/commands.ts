@@ -77,6 +77,9 @@ interface Planned {
 
 const sha256 = (text: string) => hash("sha256", text, "hex");
 
+/** The one 404 a signer not known to the tenant gets for a missing tenant, namespace or action. */
+const NOT_FOUND_FOR_SIGNER: Problem = Object.freeze(problem(404, "not-found", "no such tenant, namespace or action for this caller"));
+
 /**
  * The most characters of a refused command's arguments and JWS that history keeps. A refusal
  * changes nothing, so past this only a digest is kept: a caller who may not act cannot make the
@@ -235,20 +238,23 @@ export class CommandProcessor {
       const p = c.payload;
       const answer = (pr: Problem) => item.resolve({ kind: "problem", problem: pr });
       const roles = rolesOf(p.tenant, c.signer);
+      // Only those the tenant knows learn which of tenant, namespace and action is missing; to anyone
+      // else (and anyone can make a key) the three look the same (issue 16 #16).
+      const missing = (precise: Problem) => answer(roles?.known === true ? precise : NOT_FOUND_FOR_SIGNER);
       if (roles === null) {
-        answer(problem(404, "unknown-tenant", `no tenant '${p.tenant}'`));
+        missing(problem(404, "unknown-tenant", `no tenant '${p.tenant}'`));
         return;
       }
       const artifact = artifacts.active(p.tenant, p.namespace);
       if (artifact === null) {
         const retired = this.#retired.get(p.tenant, p.namespace) !== undefined;
-        answer(problem(404, "unknown-namespace", retired ? `namespace '${p.namespace}' is retired for tenant '${p.tenant}'` : `tenant '${p.tenant}' has no contract installed for namespace '${p.namespace}'`));
+        missing(problem(404, "unknown-namespace", retired ? `namespace '${p.namespace}' is retired for tenant '${p.tenant}'` : `tenant '${p.tenant}' has no contract installed for namespace '${p.namespace}'`));
         return;
       }
       const action = artifact.actions.get(p.action);
       if (action === undefined || action.exposure === "internal") {
         // An internal action is not served: to the API it does not exist.
-        answer(problem(404, "unknown-action", `namespace '${p.namespace}' has no action '${p.action}' served by the API`));
+        missing(problem(404, "unknown-action", `namespace '${p.namespace}' has no action '${p.action}' served by the API`));
         return;
       }
       if (action.exposure === "authenticated" && !roles.known) {

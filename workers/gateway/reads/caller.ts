@@ -2,12 +2,14 @@
  * @module Who is reading: the bearer token of `Authorization: Bearer <JWT>` (wire.md "Queries"),
  * verified for the audience `"{tenant}/{namespace}"` before the read transaction starts (jose is
  * asynchronous; a transaction is not), and the caller's standing in the tenant, looked up inside it.
+ * The standing also decides how much a 404 may say (issue 16 #16): only the tenant's owners and
+ * members learn which of tenant, namespace or query is missing.
  */
 import type { Context } from "hono";
 import type { DatabaseSync } from "node:sqlite";
 import { verifyBearer } from "../../../shared/identity/index.ts";
 import { HttpProblem, type Problem, problem } from "../../../shared/problem.ts";
-import { rolesOf } from "../../../shared/store/roles.ts";
+import { rolesOf, tenantExists } from "../../../shared/store/roles.ts";
 
 /** A verified caller's did, or why there is none (a 401 problem). */
 export type Bearer = { readonly ok: true; readonly did: string } | { readonly ok: false; readonly problem: Problem; readonly challenge: string };
@@ -42,4 +44,25 @@ export function requireCaller(c: Context, db: DatabaseSync, bearer: Bearer, tena
     throw new HttpProblem(problem(403, "forbidden", `${bearer.did} is not ${who} of tenant '${tenant}'`));
   }
   return bearer.did;
+}
+
+/**
+ * The one 404 a caller who is not an owner or member of the tenant gets for a tenant, namespace or
+ * query that is not there, whichever it is: telling them apart would let anyone list which tenants
+ * exist and what they have installed (issue 16 #16).
+ */
+export const NOT_FOUND_FOR_CALLER: Problem = Object.freeze(problem(404, "not-found", "no such tenant, namespace or query for this caller"));
+
+/**
+ * The 404 for something `tenant` lacks: `precise()` for its owners and members, who may know what the
+ * tenant has; `NOT_FOUND_FOR_CALLER` for everyone else, with or without a valid token.
+ */
+export function notFound(db: DatabaseSync, bearer: Bearer, tenant: string, now: number, precise: () => string): HttpProblem {
+  const member = bearer.ok && rolesOf(db, tenant, bearer.did, now).member;
+  return new HttpProblem(member ? problem(404, "not-found", precise()) : NOT_FOUND_FOR_CALLER);
+}
+
+/** Why `tenant` has nothing installed at `namespace`, in words for its owners and members. */
+export function missingInstall(db: DatabaseSync, tenant: string, namespace: string): string {
+  return tenantExists(db, tenant) ? `tenant '${tenant}' has no contract installed for ${namespace}` : `no tenant '${tenant}'`;
 }

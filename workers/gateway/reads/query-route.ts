@@ -2,13 +2,14 @@
  * @module `POST /v1/{tenant}/{namespace}/queries/{Query}` (wire.md "Queries"): body
  * `{"params": {…}}` → `{"rows": […], "artifact": "art_…"}`. Exposure decides who may ask:
  * `api public` anyone, `api authenticated` a bearer token from a caller the tenant knows, internal
- * queries are not served (404). The query runs through run-query.ts inside the store view's read
- * transaction, so the rows and the artifact answered come from one snapshot.
+ * queries are not served (404). A 404 names what is missing only to the tenant's owners and members;
+ * anyone else gets the same 404 for a missing tenant, namespace or query (issue 16 #16). The query
+ * runs through run-query.ts inside the store view's read transaction, so the rows and the artifact
+ * answered come from one snapshot.
  */
 import type { Context, Hono } from "hono";
-import { tenantExists } from "../../../shared/store/roles.ts";
 import { HttpProblem, problem } from "../../../shared/problem.ts";
-import { bearerOf, requireCaller } from "./caller.ts";
+import { bearerOf, missingInstall, notFound, requireCaller } from "./caller.ts";
 import { queryPlan } from "./query-sql.ts";
 import type { ReadRouteDeps } from "./read-deps.ts";
 import { queryRunner } from "./run-query.ts";
@@ -39,18 +40,15 @@ export function mountQueryRoute(app: Hono, deps: ReadRouteDeps): void {
     const bearer = await bearerOf(c, tenant, namespace, now);
     const answer = deps.store.read((db) => {
       const active = deps.store.active(tenant, namespace);
-      if (active === null) {
-        const what = tenantExists(db, tenant) ? `tenant '${tenant}' has no contract installed for ${namespace}` : `no tenant '${tenant}'`;
-        throw new HttpProblem(problem(404, "not-found", what));
-      }
+      if (active === null) throw notFound(db, bearer, tenant, now, () => missingInstall(db, tenant, namespace));
       const plan = queryPlan(active.schema, query);
-      if (plan === undefined || plan.exposure === "internal") throw new HttpProblem(problem(404, "not-found", `${namespace} has no query '${query}' served by the API`));
+      if (plan === undefined || plan.exposure === "internal") throw notFound(db, bearer, tenant, now, () => `${namespace} has no query '${query}' served by the API`);
       if (plan.exposure === "authenticated") requireCaller(c, db, bearer, tenant, "known", now);
       const outcome = queryRunner(db).run(active.schema, query, tenant, input, active.artifact);
       if (outcome.ok) return { artifact: active.artifact, rows: outcome.rows };
       switch (outcome.code) {
         case "not-found":
-          throw new HttpProblem(problem(404, "not-found", outcome.message));
+          throw notFound(db, bearer, tenant, now, () => outcome.message);
         case "bad-parameters":
           throw new HttpProblem(problem(400, "bad-parameters", outcome.message, outcome.errors));
         case "unsupported":

@@ -7,14 +7,16 @@
  * - `GET …/records/{Aggregate}/{subject}/history?after=SEQ&limit=N` → `{entries, next}`: every
  *   command decided on that subject, accepted or refused, in commit order, `limit` (≤ 500,
  *   default 100) at a time after `after`; `next` is the `after` of the following page, or null.
+ *
+ * Who is asking is checked before what is asked for, so a stranger's 401 or 403 is the same for a
+ * tenant, namespace or aggregate that does not exist as for one that does (issue 16 #16).
  */
 import type { Context, Hono } from "hono";
 import type { DatabaseSync } from "node:sqlite";
 import type { Schema } from "../../../contracts/schema.ts";
 import { HttpProblem, problem } from "../../../shared/problem.ts";
 import { columnName, fromColumn, quote, tableName } from "../../../shared/store/columns.ts";
-import { tenantExists } from "../../../shared/store/roles.ts";
-import { bearerOf, requireCaller } from "./caller.ts";
+import { bearerOf, missingInstall, requireCaller } from "./caller.ts";
 import type { ReadRouteDeps } from "./read-deps.ts";
 
 const MAX_LIMIT = 500;
@@ -37,12 +39,15 @@ interface HistoryRow {
 /** Checks the caller and finds the aggregate in the active schema; answers its public fields. */
 function resolve(c: Context, deps: ReadRouteDeps, db: DatabaseSync, bearer: Awaited<ReturnType<typeof bearerOf>>, now: number): { artifact: string; schema: Schema; fields: Schema["aggregates"][string]["fields"] } {
   const { tenant, namespace, aggregate } = c.req.param() as { tenant: string; namespace: string; aggregate: string };
+  // The caller first (issue 16 #16): anyone who is not an owner or member gets the same 401 or 403
+  // whether or not the tenant, namespace or aggregate exists, so these routes tell strangers nothing.
+  requireCaller(c, db, bearer, tenant, "member", now);
   // A retired namespace's records and history stay readable, to owners only.
   const active = deps.store.active(tenant, namespace);
   const retired = active === null ? deps.store.retired(tenant, namespace) : null;
   const installed = active ?? retired;
-  if (installed === null) throw new HttpProblem(problem(404, "not-found", tenantExists(db, tenant) ? `tenant '${tenant}' has no contract installed for ${namespace}` : `no tenant '${tenant}'`));
-  requireCaller(c, db, bearer, tenant, retired !== null ? "owner" : "member", now);
+  if (installed === null) throw new HttpProblem(problem(404, "not-found", missingInstall(db, tenant, namespace)));
+  if (retired !== null) requireCaller(c, db, bearer, tenant, "owner", now);
   const agg = Object.hasOwn(installed.schema.aggregates, aggregate) ? installed.schema.aggregates[aggregate] : undefined;
   if (agg === undefined) throw new HttpProblem(problem(404, "not-found", `${namespace} has no aggregate '${aggregate}'`));
   return { artifact: installed.artifact, schema: installed.schema, fields: agg.fields.filter((f) => f.visibility === "public") };

@@ -40,6 +40,9 @@ const STATUS: Record<string, number> = {
   not_owner: 403,
   bad_artifact: 400,
   artifact_mismatch: 400,
+  bad_install: 400,
+  install_stale: 400,
+  install_replayed: 409,
 };
 
 function adminProblem(error: AdminError): HttpProblem {
@@ -59,6 +62,16 @@ async function ask<K extends AdminRequestType>(deps: TenantRouteDeps, type: K, b
   return result as AdminRequests[K]["response"] & { ok: true };
 }
 
+/** The caller's roles in `tenant`; none at all when there is no such tenant, so the two answer alike. */
+async function rolesOrNone(deps: TenantRouteDeps, tenant: string, did: string): Promise<{ member: boolean; owner: boolean }> {
+  try {
+    return (await ask(deps, "tenant-roles", { tenant, did })).value;
+  } catch (error) {
+    if (error instanceof HttpProblem && error.problem.status === 404) return { member: false, owner: false };
+    throw error;
+  }
+}
+
 function bearerToken(c: Context): string | undefined {
   const header = c.req.header("authorization");
   const match = header === undefined ? null : /^Bearer\s+(\S+)$/i.exec(header);
@@ -71,6 +84,8 @@ async function compile(deps: TenantRouteDeps, source: string, context: { previou
     return await deps.compile(source, context);
   } catch (error) {
     if (error instanceof CompileChildError && error.timedOut) throw new HttpProblem(problem(503, "compile-timeout", error.message));
+    // The compiler's process died (out of memory, a signal): the node is fine and nothing was installed.
+    if (error instanceof CompileChildError) throw new HttpProblem(problem(503, "compile-failed", `the compiler's process failed (${error.message}); nothing was installed`));
     throw error;
   }
 }
@@ -80,7 +95,8 @@ export function mountTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
     const tenant = c.req.param("tenant");
     const caller = await verifyBearer(bearerToken(c), { tenant, now: deps.now() });
     if (!caller.ok) return problemResponse(c, caller.error);
-    const { value: roles } = await ask(deps, "tenant-roles", { tenant, did: caller.value });
+    // A tenant that does not exist and one the caller is not in look the same (issue 16 #16).
+    const roles = await rolesOrNone(deps, tenant, caller.value);
     if (!roles.member) throw new HttpProblem(problem(403, "not-member", `${caller.value} is neither an owner nor a member of '${tenant}'`));
     const { value: described } = await ask(deps, "tenant-describe", { tenant });
     const namespaces = described.namespaces.filter((n) => n.status === "active");
@@ -93,7 +109,7 @@ export function mountTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
     if (!verified.ok) return problemResponse(c, verified.error);
     const { signer, payload } = verified.value;
     // Ownership first: nobody else gets to spend a compiler process.
-    const { value: roles } = await ask(deps, "tenant-roles", { tenant, did: signer });
+    const roles = await rolesOrNone(deps, tenant, signer);
     if (!roles.owner) throw new HttpProblem(problem(403, "not-owner", `${signer} is not an owner of '${tenant}'; only owners install contracts`));
     // Queries may read the tenant's other contracts and the standard library: check against them.
     const { value: collections } = await ask(deps, "collections", { tenant });
@@ -108,7 +124,8 @@ export function mountTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
       const count = compiled.errors.length;
       throw new HttpProblem(problem(422, "compile-errors", `the contract has ${count} error${count === 1 ? "" : "s"}`, compiled.errors));
     }
-    const { value: installed } = await ask(deps, "install", { tenant, artifact: compiled.artifact, by: signer, requireOwner: true });
+    const signed = { id: payload.id, issuedAt: payload.issuedAt };
+    const { value: installed } = await ask(deps, "install", { tenant, artifact: compiled.artifact, by: signer, requireOwner: true, signed });
     await deps.installed?.();
     return c.json({ artifact: installed.artifact, namespace: installed.namespace, version: installed.version });
   });

@@ -10,8 +10,8 @@ import { graphqlSchema } from "../../../contracts/describe/graphql.ts";
 import { type Described, describe } from "../../../contracts/describe/names.ts";
 import { openapiJson } from "../../../contracts/describe/openapi.ts";
 import type { Schema } from "../../../contracts/schema.ts";
-import { HttpProblem, problem } from "../../../shared/problem.ts";
-import { tenantExists } from "../../../shared/store/roles.ts";
+import { HttpProblem } from "../../../shared/problem.ts";
+import { NOT_FOUND_FOR_CALLER } from "../reads/caller.ts";
 import type { StoreView } from "../reads/store-view.ts";
 
 /** What the surfaces need of one artifact. */
@@ -36,12 +36,10 @@ export class DescribedContracts {
 
   /** The active contract of `namespace` for `tenant`; throws a 404 problem when there is none. */
   active(tenant: string, namespace: string): DescribedContract {
-    const active = this.#store.read((db) => {
+    const active = this.#store.read(() => {
       const found = this.#store.active(tenant, namespace);
-      if (found === null) {
-        const what = tenantExists(db, tenant) ? `tenant '${tenant}' has no contract installed for ${namespace}` : `no tenant '${tenant}'`;
-        throw new HttpProblem(problem(404, "not-found", what));
-      }
+      // openapi.json and gRPC ask no credential: one 404 whether the tenant or the contract is missing.
+      if (found === null) throw new HttpProblem(NOT_FOUND_FOR_CALLER);
       return found;
     });
     let built = this.#built.get(active.artifact);

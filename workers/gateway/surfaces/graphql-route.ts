@@ -1,17 +1,21 @@
 /**
  * @module `POST /v1/{tenant}/{namespace}/graphql` (wire.md "GraphQL"), GraphQL over HTTP: a JSON
- * body `{query, variables?, operationName?}` is parsed (token-limited), checked for depth, validated
- * against the namespace's active schema, checked for cost, and only then executed. Every failure is
- * a GraphQL response `{"errors": [{message, extensions: {code}}]}`: 400 for a request that cannot
- * run, 404 for an unknown tenant or namespace, 200 once execution started (per-field errors).
+ * body `{query, variables?, operationName?}` is checked for bracket nesting, parsed (token-limited),
+ * checked for fragments and depth, validated against the namespace's active schema, checked for
+ * cost, and only then executed (graphql-limits.ts). Every failure is a GraphQL response
+ * `{"errors": [{message, extensions: {code}}]}`: 400 for a request that cannot run, 404 for an
+ * unknown tenant or namespace (worded as the REST reads word it: precise only for the tenant's owners
+ * and members, issue 16 #16), 200 once execution started (per-field errors).
  */
 import { type DocumentNode, execute, getOperationAST, GraphQLError, parse, validate } from "graphql";
 import type { Context, Hono } from "hono";
 import type { Logger } from "../../../shared/log.ts";
 import { HttpProblem } from "../../../shared/problem.ts";
+import { bearerOf, missingInstall, notFound } from "../reads/caller.ts";
+import { StoreView } from "../reads/store-view.ts";
 import type { CommandRouteDeps } from "../routes/commands.ts";
 import type { DescribedContracts } from "./described-contracts.ts";
-import { costErrors, depthErrors, MAX_TOKENS } from "./graphql-limits.ts";
+import { costErrors, depthErrors, MAX_COMMENTS, MAX_TOKENS, nestingError } from "./graphql-limits.ts";
 import { type GraphqlCaller, mutationRoot, problemError, queryRoot } from "./graphql-resolvers.ts";
 
 interface GraphqlRequest {
@@ -46,7 +50,28 @@ async function requestOf(c: Context): Promise<GraphqlRequest | GraphQLError> {
   return { query, variables: (variables ?? undefined) as Record<string, unknown> | undefined, operationName: operationName ?? undefined };
 }
 
-export function mountGraphqlRoute(app: Hono, contracts: DescribedContracts, deps: CommandRouteDeps & { readonly log: Logger }): void {
+/** What the route needs besides the contracts: the engine path, a logger, and the store (for who is asking, on a 404). */
+export type GraphqlRouteDeps = CommandRouteDeps & { readonly log: Logger; readonly storePath: string };
+
+export function mountGraphqlRoute(app: Hono, contracts: DescribedContracts, deps: GraphqlRouteDeps): void {
+  // Its own read-only view, opened on the first 404 only: the caller's standing decides its wording.
+  const store = new StoreView(deps.storePath);
+
+  /** The 404 for a tenant or namespace with nothing installed, as the REST query route words it for this caller. */
+  async function missing(c: Context, tenant: string, namespace: string): Promise<Response> {
+    const now = deps.now();
+    const bearer = await bearerOf(c, tenant, namespace, now);
+    let answer: HttpProblem;
+    try {
+      answer = store.read((db) => notFound(db, bearer, tenant, now, () => missingInstall(db, tenant, namespace)));
+    } catch (error) {
+      // A store that cannot be read (503) is answered in GraphQL's form too.
+      if (!(error instanceof HttpProblem)) throw error;
+      answer = error;
+    }
+    return respond(c, answer.problem.status, { errors: [problemError(answer.problem)] });
+  }
+
   app.get("/v1/:tenant/:namespace/graphql", function getGraphql(c) {
     c.header("allow", "POST");
     return respond(c, 405, { errors: [requestError("send GraphQL requests with POST", "METHOD_NOT_ALLOWED")] });
@@ -59,14 +84,18 @@ export function mountGraphqlRoute(app: Hono, contracts: DescribedContracts, deps
       contract = contracts.active(tenant, namespace);
     } catch (error) {
       if (!(error instanceof HttpProblem)) throw error;
+      if (error.problem.status === 404) return missing(c, tenant, namespace);
       return respond(c, error.problem.status, { errors: [problemError(error.problem)] });
     }
     const request = await requestOf(c);
     if (request instanceof GraphQLError) return respond(c, request.extensions.code === "UNSUPPORTED_MEDIA_TYPE" ? 415 : 400, { errors: [request] });
 
+    // graphql's parser recurses: too many nested brackets are refused before it sees them.
+    const nested = nestingError(request.query);
+    if (nested !== undefined) return respond(c, 400, { errors: [nested] });
     let document: DocumentNode;
     try {
-      document = parse(request.query, { maxTokens: MAX_TOKENS });
+      document = parse(request.query, { maxLexicalTokens: MAX_TOKENS, maxComments: MAX_COMMENTS });
     } catch (error) {
       if (!(error instanceof GraphQLError)) throw error;
       return respond(c, 400, { errors: [new GraphQLError(error.message, { source: error.source, positions: error.positions, extensions: { code: "GRAPHQL_PARSE_FAILED" } })] });
