@@ -27,6 +27,7 @@ export interface TreeOptions {
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:8787";
+/** The gRPC address for the default --listen: its port + 2. */
 export const DEFAULT_GRPC = "127.0.0.1:8789";
 /** Restarts of one worker within 60 s that the tree survives (the supervisor's intensity limit). */
 export const DEFAULT_RESTART_LIMIT = 5;
@@ -98,8 +99,9 @@ export function parseTreeOptions(args: string[]): TreeOptions {
   const allowedHosts = values["allow-host"] ?? [];
   for (const name of allowedHosts) if (!/^[A-Za-z0-9.-]{1,253}$/.test(name)) throw new UsageError(`--allow-host expects a host name (no port), got '${name}'`);
   const listen = parseListen(values.listen ?? DEFAULT_LISTEN);
-  // A node asked to pick a free HTTP port (tests, throwaway nodes) picks a free gRPC port too.
-  const grpcDefault = listen.port === 0 ? { host: listen.host, port: 0 } : parseListen(DEFAULT_GRPC);
+  // gRPC defaults to the HTTP port + 2 on the same host, so two nodes started with different
+  // --listen ports run side by side; a node asked to pick a free HTTP port picks a free gRPC port too.
+  const grpcDefault = listen.port === 0 || listen.port > 65533 ? { host: listen.host, port: 0 } : { host: listen.host, port: listen.port + 2 };
   let cluster: TreeOptions["cluster"];
   if (values.peers !== undefined || values["voter-id"] !== undefined) {
     if (values.peers === undefined || values["voter-id"] === undefined) throw new UsageError("--voter-id and --peers go together (--voter-id a --peers a=DID@host:port,b=…,c=…)");

@@ -97,13 +97,11 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   });
   guardConnections(server, { maxConnections: limits.maxConnections, onShed: (shed) => log.warn("connections over the cap: closed idle ones to make room", { shed, max: limits.maxConnections }) });
   const closer = gracefulCloser(server);
-  await listen(server, config.listen.host, config.listen.port);
-  // gRPC is served only once a contract is installed, but a port it could never have is fatal now.
+  // gRPC is served only once a contract is installed, but a port it could never have is fatal now,
+  // before the HTTP port answers anything: a start either has every port or fails (issue 17 #2).
   const grpcPortProblem = await checkGrpcPort(config.grpc.host, config.grpc.port);
-  if (grpcPortProblem !== null) {
-    server.close();
-    throw new FatalError(grpcPortProblem);
-  }
+  if (grpcPortProblem !== null) throw new FatalError(grpcPortProblem);
+  await listen(server, config.listen.host, config.listen.port);
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
