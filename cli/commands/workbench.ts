@@ -25,7 +25,9 @@ export function parseSteps(text: string): WorkbenchStep[] | string {
   } catch (error) {
     return `the steps file is not JSON (${(error as Error).message})`;
   }
-  if (!Array.isArray(steps)) return "the steps file must hold a JSON list of steps";
+  // The specification's request shape, `{"steps": [...]}`, or the list itself.
+  if (steps !== null && typeof steps === "object" && !Array.isArray(steps) && "steps" in steps) steps = (steps as { steps: unknown }).steps;
+  if (!Array.isArray(steps)) return 'the steps file must hold a JSON list of steps, or {"steps": [...]}';
   for (const [i, s] of steps.entries()) {
     const where = `step ${i + 1}`;
     if (s === null || typeof s !== "object" || Array.isArray(s)) return `${where} is not an object`;
