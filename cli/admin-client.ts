@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { ChannelError } from "../shared/channel/messages.ts";
 import { connectChannel } from "../shared/channel/socket.ts";
 import { systemClock } from "../shared/clock.ts";
-import { makeDirsSync } from "../shared/make-dirs.ts";
+import { DataDirError, prepareDataDir } from "../shared/data-dir.ts";
 import type { AdminRequests, AdminRequestType } from "../shared/protocol/admin.ts";
 import { assertNotNewer, migrate, StoreTooNewError } from "../shared/store/migrations.ts";
 import { openDatabase } from "../shared/store/open.ts";
@@ -26,9 +26,11 @@ const CONNECT_RETRY_MS = 5000;
 export async function runAdmin<K extends AdminRequestType>(dataDir: string, type: K, body: AdminRequests[K]["request"]): Promise<Response<K>> {
   const paths = dataPaths(dataDir);
   try {
-    makeDirsSync(dataDir);
+    // The same checks as a starting node: a private directory, tightened with a warning if it was not.
+    for (const warning of prepareDataDir(dataDir)) process.stderr.write(`charter: warning: ${warning}\n`);
   } catch (error) {
-    return failure("data_dir_unwritable", `cannot create the data directory ${dataDir}: ${(error as Error).message}`);
+    if (error instanceof DataDirError) return failure(error.code, error.message);
+    throw error;
   }
   let lock: DataLock;
   try {

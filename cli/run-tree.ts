@@ -2,12 +2,11 @@
  * @module Running a process tree from the command line (`charter node`, `charter serve`): check the
  * data directory, take its lock, start the supervisor, print the URL, drain on SIGTERM/SIGINT.
  */
-import { accessSync, constants, statSync } from "node:fs";
-import { makeDirsSync } from "../shared/make-dirs.ts";
+import { DataDirError, prepareDataDir } from "../shared/data-dir.ts";
 import { LogFile } from "../shared/log-file.ts";
-import { formatReadable, type LogRecord } from "../shared/log.ts";
+import { createLogger, formatReadable, type LogRecord } from "../shared/log.ts";
 import { dataPaths, type Edition } from "../shared/worker/config.ts";
-import { DataLock, LockHeldError } from "../supervisor/lock.ts";
+import { DataLock, LockHeldError, LockWriteError } from "../supervisor/lock.ts";
 import { defaultRestartPolicy } from "../supervisor/restart-policy.ts";
 import { Supervisor } from "../supervisor/supervisor.ts";
 import { workersFor } from "../supervisor/workers.ts";
@@ -50,48 +49,63 @@ const usage = (edition: Edition) =>
     "",
   ].join("\n");
 
-/** Fails with a one-line reason when `dir` cannot be created or written. */
-function ensureWritable(dir: string): void {
+/** Fails with a one-line reason when `dir` cannot be created, written or kept private; what it tightened. */
+function ensureWritable(dir: string): string[] {
   try {
-    makeDirsSync(dir);
-    if (!statSync(dir).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
-    accessSync(dir, constants.W_OK | constants.R_OK | constants.X_OK);
+    return prepareDataDir(dir);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "";
-    throw new UsageError(`the data directory ${dir} is not writable (${code || (error as Error).message})`);
+    if (error instanceof DataDirError) throw new UsageError(error.message);
+    throw error;
   }
 }
 
 export async function runTree(edition: Edition, args: string[]): Promise<number> {
   let options;
+  let tightened: string[];
   try {
     options = parseTreeOptions(args);
     if (options.help) {
       process.stdout.write(usage(edition));
       return 0;
     }
-    ensureWritable(options.dataDir);
+    tightened = ensureWritable(options.dataDir);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`charter: ${error.message}\n`);
     return 2;
   }
+  // Every file the tree creates in the data directory — the store's -wal and -shm, raft.db, sockets,
+  // temp files — is its owner's alone; the workers inherit the mask.
+  if (process.platform !== "win32") process.umask(0o077);
 
   const paths = dataPaths(options.dataDir);
   let lock: DataLock;
   try {
     lock = DataLock.acquire(paths.lock);
   } catch (error) {
+    if (error instanceof LockWriteError) {
+      process.stderr.write(`charter: ${error.message}\n`);
+      return 2;
+    }
     if (!(error instanceof LockHeldError)) throw error;
     process.stderr.write(`charter: ${error.message}\n`);
     return 1;
   }
 
-  const logFile = new LogFile(paths.logs);
+  let logFile: LogFile;
+  try {
+    logFile = new LogFile(paths.logs);
+  } catch (error) {
+    process.stderr.write(`charter: ${(error as Error).message}\n`);
+    lock.release();
+    return 2;
+  }
   const sink = (record: LogRecord) => {
     logFile.write(record);
     if (record.level !== "debug") process.stderr.write(`${formatReadable(record)}\n`);
   };
+  const startLog = createLogger("supervisor", sink);
+  for (const warning of tightened) startLog.warn(warning);
   const supervisor = new Supervisor({
     config: {
       edition,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -25,4 +25,41 @@ test("worker lines: JSON records pass through, plain lines are wrapped", () => {
   assert.equal(formatReadable(record), "10:00:01 WARN  engine     slow  ms=12");
   const plain = parseLogLine("gateway", "TypeError: boom", "error");
   assert.deepEqual({ level: plain.level, component: plain.component, msg: plain.msg }, { level: "error", component: "gateway", msg: "TypeError: boom" });
+});
+
+const posix = { skip: process.platform === "win32" ? "POSIX modes and O_NOFOLLOW" : false };
+
+test("issue 16 #8: the log file is 0600, also when it existed with a looser mode", posix, () => {
+  const dir = mkdtempSync(join(tmpdir(), "charter-logs-"));
+  const previous = process.umask(0o022);
+  try {
+    new LogFile(dir).close();
+  } finally {
+    process.umask(previous);
+  }
+  assert.equal(statSync(join(dir, "charter.log")).mode & 0o777, 0o600);
+  chmodSync(join(dir, "charter.log"), 0o644);
+  new LogFile(dir).close();
+  assert.equal(statSync(join(dir, "charter.log")).mode & 0o777, 0o600);
+  rmSync(dir, { recursive: true });
+});
+
+test("issue 16 #8: a charter.log that is a symbolic link is refused, and its target is not written", posix, () => {
+  const dir = mkdtempSync(join(tmpdir(), "charter-logs-"));
+  const target = join(dir, "victim");
+  writeFileSync(target, "precious\n");
+  mkdirSync(join(dir, "logs"));
+  symlinkSync(target, join(dir, "logs", "charter.log"));
+  assert.throws(() => new LogFile(join(dir, "logs")), /refusing to write the log .*charter\.log: it is a symbolic link/);
+  assert.equal(readFileSync(target, "utf8"), "precious\n");
+  rmSync(dir, { recursive: true });
+});
+
+test("issue 16 #8: a logs directory that is a symbolic link is refused", posix, () => {
+  const dir = mkdtempSync(join(tmpdir(), "charter-logs-"));
+  mkdirSync(join(dir, "elsewhere"));
+  symlinkSync(join(dir, "elsewhere"), join(dir, "logs"));
+  assert.throws(() => new LogFile(join(dir, "logs")), /refusing to write the log into .*logs: it is a symbolic link/);
+  assert.ok(!existsSync(join(dir, "elsewhere", "charter.log")));
+  rmSync(dir, { recursive: true });
 });

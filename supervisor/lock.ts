@@ -3,8 +3,13 @@
  * directory and its workers. A second charter refuses, naming the holder's pid; a lock left by a
  * process that no longer exists (kill -9, power loss) is taken over, and any of its workers still
  * alive are stopped first so they cannot write behind the new holder's back.
+ *
+ * The lock is 0600 and never written through a link (issue 16): it is created with O_EXCL, which
+ * does not follow one, and rewritten through a temp file opened with O_NOFOLLOW. A lock that can no
+ * longer be written (the directory became read-only) is a LockWriteError with a one-line message;
+ * the supervisor stops the tree cleanly on it, and `release` never throws.
  */
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 
 export interface LockContent {
   readonly pid: number;
@@ -20,6 +25,29 @@ export class LockHeldError extends Error {
     this.pid = pid;
   }
 }
+
+/** The lock file could not be written: `cannot write the lock file DATA/charter.lock: permission denied`. */
+export class LockWriteError extends Error {
+  readonly code: string | undefined;
+  constructor(path: string, cause: unknown) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    super(`cannot write the lock file ${path}: ${REASONS[code ?? ""] ?? (cause as Error).message}`, { cause });
+    this.code = code;
+  }
+}
+
+/** The reasons an operator meets, in words (Node's messages also name the syscall and the temp file). */
+const REASONS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on device",
+  EDQUOT: "disk quota exceeded",
+  ELOOP: "it is a symbolic link (links inside the data directory are not followed)",
+};
+
+// Write, create 0600 or truncate, never through a link (0 on Windows, which has no O_NOFOLLOW).
+const REWRITE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
 
 /** Whether `pid` is a running process. A zombie (exited, not yet reaped by its new parent) is not. */
 export function processAlive(pid: number): boolean {
@@ -47,11 +75,39 @@ function isCharter(pid: number): boolean {
   }
 }
 
+/** The lock's content; null when it is unreadable, not JSON, or a link (then it is no lock: it is replaced). */
 function read(path: string): LockContent | null {
+  let fd: number;
   try {
-    return JSON.parse(readFileSync(path, "utf8")) as LockContent;
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch {
     return null;
+  }
+  try {
+    return JSON.parse(readFileSync(fd, "utf8")) as LockContent;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Creates the lock file (O_EXCL: never through a link, which counts as existing); null if it exists. */
+function create(path: string): number | null {
+  try {
+    return openSync(path, "wx", 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return null;
+    throw new LockWriteError(path, error);
+  }
+}
+
+/** Removes a file this process just failed to finish; the same failure may keep it there, harmlessly. */
+function remove(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // A stale lock is taken over at the next start; a leftover temp file is rewritten next time.
   }
 }
 
@@ -65,17 +121,21 @@ export class DataLock {
     this.#content = content;
   }
 
-  /** Takes the lock at `path` for this process, or throws LockHeldError. */
+  /** Takes the lock at `path` for this process, or throws LockHeldError (or LockWriteError). */
   static acquire(path: string): DataLock {
     const content: LockContent = { pid: process.pid, startedAt: new Date().toISOString(), workers: {} };
     for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        const fd = openSync(path, "wx", 0o600);
-        writeSync(fd, JSON.stringify(content));
-        closeSync(fd);
+      const fd = create(path);
+      if (fd !== null) {
+        try {
+          writeSync(fd, JSON.stringify(content));
+        } catch (error) {
+          remove(path);
+          throw new LockWriteError(path, error);
+        } finally {
+          closeSync(fd);
+        }
         return new DataLock(path, content);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
       const held = read(path);
       if (held !== null && held.pid !== process.pid && isCharter(held.pid)) throw new LockHeldError(path, held.pid);
@@ -90,7 +150,11 @@ export class DataLock {
       }
       const until = Date.now() + 2000;
       while (leftovers.some(processAlive) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-      rmSync(path, { force: true });
+      try {
+        rmSync(path, { force: true });
+      } catch (error) {
+        throw new LockWriteError(path, error);
+      }
     }
     throw new Error(`could not take the lock ${path}`);
   }
@@ -100,16 +164,33 @@ export class DataLock {
     return this.#content;
   }
 
-  /** Records the pids of the current workers (atomically: temp file + rename). */
+  /** Records the pids of the current workers (atomically: temp file + rename); throws LockWriteError. */
   update(workers: Record<string, number>): void {
     this.#content = { ...this.#content, workers };
     const temp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.#content), { mode: 0o600 });
-    renameSync(temp, this.path);
+    try {
+      const fd = openSync(temp, REWRITE, 0o600);
+      try {
+        writeSync(fd, JSON.stringify(this.#content));
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temp, this.path);
+    } catch (error) {
+      remove(temp);
+      throw new LockWriteError(this.path, error);
+    }
   }
 
-  release(): void {
-    const held = read(this.path);
-    if (held?.pid === process.pid) rmSync(this.path, { force: true });
+  /** Removes the lock if it is still ours; whether it did. A lock it cannot remove is left stale: the next start takes it over. */
+  release(): boolean {
+    try {
+      const held = read(this.path);
+      if (held?.pid !== process.pid) return false;
+      rmSync(this.path, { force: true });
+      return true;
+    } catch {
+      return false;
+    }
   }
 }

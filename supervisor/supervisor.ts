@@ -107,6 +107,9 @@ export class Supervisor {
   #spawn(slot: Slot): void {
     const { spec } = slot;
     slot.timer = null;
+    // A shutdown begun by an earlier spawn of the same start (the lock could not be written) drains
+    // the workers that exist; one started after it would be left running.
+    if (this.#shutdown !== null) return;
     const child = fork(fileURLToPath(spec.entry), [], {
       env: { ...process.env, ...configEnv(this.#config) },
       stdio: ["ignore", "pipe", "pipe", "ipc"],
@@ -139,8 +142,8 @@ export class Supervisor {
     });
     control.onNotice("fatal", ({ message }) => void this.shutdown(1, `${spec.name}: ${message}`));
     child.on("exit", (code, signal) => this.#onExit(slot, child, pid, code, signal));
-    this.#reportPids();
     this.#log.info("worker started", { worker: spec.name, pid });
+    this.#reportPids();
   }
 
   #onExit(slot: Slot, child: ChildProcess, pid: number, code: number | null, signal: NodeJS.Signals | null): void {
@@ -210,6 +213,12 @@ export class Supervisor {
   #reportPids(): void {
     const pids: Record<string, number> = {};
     for (const s of this.#slots) if (s.child?.pid !== undefined) pids[s.spec.name] = s.child.pid;
-    this.#options.onPids?.(pids);
+    try {
+      this.#options.onPids?.(pids);
+    } catch (error) {
+      // The lock can no longer record the workers (the data directory became read-only): a later
+      // charter could not tell they are ours, so stop them all now, cleanly, with the reason.
+      void this.shutdown(1, `${error instanceof Error ? error.message : String(error)}; stopping`);
+    }
   }
 }

@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { generateKeyPair, type KeyPair, signInstall } from "../shared/identity/index.ts";
+import { generateKeyPair, type KeyPair, newInstallId, signInstall } from "../shared/identity/index.ts";
 import { type Charter, charterBin, cleanup, spawnCharter, startCharter, stopCharter, tempDataDir, waitFor } from "./helpers/charter-process.ts";
 import { post, signed } from "./helpers/client.ts";
 import { describeProto, grpc, grpcAddress, removeDir, serviceClient } from "./helpers/grpc-client.ts";
@@ -39,7 +39,7 @@ test("gRPC starts with the first install and serves each new contract without a 
   charter("tenant", "member", "add", "acme", ada.did);
 
   const counter = example("counter.charter.md");
-  const installed = await post(`${c.url}/v1/acme/_install`, JSON.stringify({ install: signInstall(owner, { tenant: "acme", source: counter, issuedAt: new Date().toISOString() }) }));
+  const installed = await post(`${c.url}/v1/acme/_install`, JSON.stringify({ install: signInstall(owner, { tenant: "acme", source: counter, issuedAt: new Date().toISOString(), id: newInstallId() }) }));
   assert.equal(installed.status, 200, JSON.stringify(installed.body));
   const address = await grpcAddress(c.url);
   assert.ok(address !== null, "serving gRPC once the install has answered");

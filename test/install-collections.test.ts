@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
-import { signInstall } from "../shared/identity/index.ts";
+import { newInstallId, signInstall } from "../shared/identity/index.ts";
 import { charterBin, cleanup, startCharter, stopCharter, tempDataDir } from "./helpers/charter-process.ts";
 import { post } from "./helpers/client.ts";
 import { seed } from "./helpers/seed.ts";
@@ -39,7 +39,7 @@ test("a contract reading std.invoices installs offline, through a running node, 
     const renamed = (ns: string) => payables.replace(/namespace acme\.payables/, `namespace ${ns}`);
     const live = await install(dataDir, renamed("acme.payables2"));
     assert.equal(live.code, 0, live.stderr);
-    const r = await post(`${c.url}/v1/acme/_install`, JSON.stringify({ install: signInstall(s.owner, { tenant: "acme", source: renamed("acme.payables3"), issuedAt: new Date().toISOString() }) }));
+    const r = await post(`${c.url}/v1/acme/_install`, JSON.stringify({ install: signInstall(s.owner, { tenant: "acme", source: renamed("acme.payables3"), issuedAt: new Date().toISOString(), id: newInstallId() }) }));
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.namespace, "acme.payables3");
     // A source the tenant does not have is the checker's diagnostic, not a runtime error.

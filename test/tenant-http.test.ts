@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Channel } from "../shared/channel/channel.ts";
 import { connectChannel } from "../shared/channel/socket.ts";
-import { generateKeyPair, signBearer, signCommand, signInstall, type KeyPair } from "../shared/identity/index.ts";
+import { generateKeyPair, newInstallId, signBearer, signCommand, signInstall, type KeyPair } from "../shared/identity/index.ts";
 import type { AdminRequests } from "../shared/protocol/admin.ts";
 import { cleanup, startCharter, stopCharter, type Charter } from "./helpers/charter-process.ts";
 
@@ -45,7 +45,7 @@ async function call(method: string, path: string, init: { body?: string; type?: 
   return { status: r.status, type: r.headers.get("content-type") ?? "", body: text === "" ? null : JSON.parse(text) };
 }
 
-const envelope = (signer: KeyPair, source = shipping, tenant = "acme") => signInstall(signer, { tenant, source, issuedAt: new Date().toISOString() });
+const envelope = (signer: KeyPair, source = shipping, tenant = "acme") => signInstall(signer, { tenant, source, issuedAt: new Date().toISOString(), id: newInstallId() });
 const install = (jws: string, tenant = "acme") => call("POST", `/v1/${tenant}/_install`, { body: JSON.stringify({ install: jws }) });
 
 function request(signer: KeyPair) {
@@ -90,8 +90,10 @@ describe("POST /v1/{tenant}/_install", () => {
     assert.equal(elsewhere.body.code, "path_mismatch");
   });
 
-  it("answers 404 for a tenant that does not exist", async () => {
-    assert.equal((await install(envelope(ada, shipping, "nobody"), "nobody")).status, 404);
+  it("issue 16 #16: answers a tenant that does not exist as one the signer does not own (403), telling nothing", async () => {
+    const missing = await install(envelope(ada, shipping, "nobody"), "nobody");
+    assert.equal(missing.status, 403);
+    assert.match(JSON.stringify(missing.body), /not an owner of 'nobody'/);
   });
 
   it("installs an owner's contract: {artifact, namespace, version}, and commands reach it at once", async () => {
@@ -111,6 +113,18 @@ describe("POST /v1/{tenant}/_install", () => {
     assert.equal((await request(ada)).status, 200);
     const again = await install(envelope(ada));
     assert.deepEqual([again.status, again.body.artifact], [200, r.body.artifact], "installing the active artifact again changes nothing");
+  });
+
+  it("issue 16 #10: refuses a replayed install JWS with 409 install-replayed, so a retired namespace stays retired", async () => {
+    const jws = envelope(ada);
+    assert.equal((await install(jws)).status, 200);
+    assert.ok((await admin.request("contract-retire", { tenant: "acme", namespace: "acme.shipping" })).ok);
+    const replay = await install(jws);
+    assert.equal(replay.status, 409, JSON.stringify(replay.body));
+    assert.match(replay.type, /^application\/problem\+json/);
+    assert.equal(replay.body.type, "urn:charter:problem:install-replayed");
+    assert.equal((await request(ada)).status, 404, "the namespace is still retired");
+    assert.ok((await admin.request("contract-restore", { tenant: "acme", namespace: "acme.shipping" })).ok);
   });
 });
 
@@ -141,8 +155,8 @@ describe("GET /v1/{tenant}", () => {
     }
   });
 
-  it("refuses anyone else with 403, and an unknown tenant with 404", async () => {
+  it("issue 16 #16: refuses anyone else with 403, and an unknown tenant the same way", async () => {
     assert.equal((await call("GET", "/v1/acme", { bearer: token(eve) })).status, 403);
-    assert.equal((await call("GET", "/v1/nobody", { bearer: token(ada, "nobody") })).status, 404);
+    assert.equal((await call("GET", "/v1/nobody", { bearer: token(ada, "nobody") })).status, 403);
   });
 });

@@ -33,7 +33,7 @@ describe("bearer tokens", () => {
 
   it("accepts a token made with jose's SignJWT", async () => {
     const key = await importJWK({ ...toPrivateJwk(caller) }, "EdDSA");
-    const jwt = await new SignJWT({}).setProtectedHeader({ alg: "EdDSA" }).setIssuer(caller.did).setAudience("acme/acme.shipping").setIssuedAt(iat).setExpirationTime(iat + 120).sign(key);
+    const jwt = await new SignJWT({}).setProtectedHeader({ alg: "EdDSA", typ: "JWT" }).setIssuer(caller.did).setAudience("acme/acme.shipping").setIssuedAt(iat).setExpirationTime(iat + 120).sign(key);
     assert.deepEqual(await verifyBearer(jwt, scope), { ok: true, value: caller.did });
   });
 
@@ -71,6 +71,23 @@ describe("bearer tokens", () => {
 
   it("rejects a kid that differs from iss", async () => {
     assert.match(await unauthenticated(token(claims, { kid: generateKeyPair().did })), /kid/);
+  });
+
+  it("issue 16 #13: refuses an aud array, even one naming only the right audience", async () => {
+    assert.match(await unauthenticated(token({ ...claims, aud: ["acme/acme.shipping"] })), /aud/);
+    assert.match(await unauthenticated(token({ ...claims, aud: ["acme/acme.shipping", "globex"] })), /aud/);
+  });
+
+  it("issue 16 #13: refuses any typ but JWT, and a token without typ", async () => {
+    for (const typ of ["charter-install+jws", "charter-command+jws", "at+jwt", "jwt", "application/jwt"]) {
+      assert.match(await unauthenticated(token(claims, { typ })), /typ/, typ);
+    }
+    assert.match(await unauthenticated(signJws({ kid: caller.did }, JSON.stringify(claims), caller.secretKey)), /typ/);
+  });
+
+  it("issue 16 #13: refuses a token whose exp is not after its iat", async () => {
+    assert.match(await unauthenticated(token({ ...claims, exp: iat - 10 }), { ...scope, now: now - 20_000 }), /exp/);
+    assert.match(await unauthenticated(token({ ...claims, exp: iat }), { ...scope, now: now - 1000 }), /exp/);
   });
 
   for (const [name, value] of [

@@ -4,6 +4,10 @@
  * `iat` and an `exp` at most 5 minutes later. Verified with jose — off the write path. Tenant-level
  * reads (`GET /v1/{tenant}`) take the same token with `aud` = `"{tenant}"` (no namespace).
  *
+ * Exactly this shape: the header's `typ` is `JWT` (so no other signed Charter object — an install, a
+ * command — passes as a token), `aud` is one string (an array naming several audiences would let
+ * one token open several doors), and `exp` is after `iat`.
+ *
  * Clock skew: `exp`, `nbf` and "iat is not in the future" are checked with 30 seconds of
  * tolerance (BEARER_CLOCK_SKEW_S), so a client whose clock is a little off still gets in; the
  * 5-minute lifetime (`exp - iat`) is exact, it does not depend on anyone's clock.
@@ -56,8 +60,11 @@ export async function verifyBearer(token: unknown, options: { readonly tenant: s
   if (header.kid !== undefined && header.kid !== iss && header.kid !== `${iss}#${iss.slice("did:key:".length)}`) {
     return unauthenticated("the token's kid names a different key than its iss");
   }
+  if (header.typ !== "JWT") return unauthenticated(`the token's typ must be "JWT"${header.typ === undefined ? "; it has none" : `, not ${JSON.stringify(header.typ)}`}`);
+  if (typeof claims.aud !== "string") return unauthenticated("the token's aud must be one string, not an array");
   const iat = claims.iat as number;
   const exp = claims.exp as number;
+  if (exp <= iat) return unauthenticated(`the token's exp (${exp}) is not after its iat (${iat})`);
   if (iat > nowSeconds + BEARER_CLOCK_SKEW_S) return unauthenticated("the token's iat is in the future");
   if (exp - iat > BEARER_MAX_LIFETIME_S) return unauthenticated(`the token lives ${exp - iat} s; at most ${BEARER_MAX_LIFETIME_S} s (exp - iat) is allowed`);
   return ok(iss);

@@ -9,7 +9,7 @@ export { bearerAudience, BEARER_CLOCK_SKEW_S, BEARER_MAX_LIFETIME_S, signBearer,
 export { COMMAND_TYP, parseCommand, signCommand, type CommandPath, type CommandPayload, type VerifiedCommand } from "./command.ts";
 export { didKeyFromPublicKey, isDidKey, publicKeyFromDidKey, type DidKeyError, type DidKeyErrorCode } from "./did-key.ts";
 export { MAX_ISSUED_AT_SKEW_MS } from "./envelope.ts";
-export { INSTALL_TYP, parseInstall, signInstall, type InstallPayload, type VerifiedInstall } from "./install.ts";
+export { INSTALL_ID_PATTERN, INSTALL_TYP, newInstallId, parseInstall, signInstall, type InstallPayload, type VerifiedInstall } from "./install.ts";
 export { signJws, verifyJws, type JwsError, type JwsErrorCode, type JwsHeader, type JwsHeaderInput, type VerifiedJws } from "./jws.ts";
 export { loadKeyFile, loadOrCreateNodeKey, NODE_KEY_FILE, saveKeyFile, type KeyFileError } from "./key-file.ts";
 export { fromPrivateJwk, generateKeyPair, keyPairFromSeed, toPrivateJwk, toPublicJwk, type JwkError, type KeyPair, type PrivateJwk, type PublicJwk } from "./key-pair.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -103,5 +103,16 @@ describe("key files", () => {
     await chmod(join(data, NODE_KEY_FILE), 0o644);
     const loaded = await loadOrCreateNodeKey(data);
     assert.equal(!loaded.ok && loaded.error.code, "key_file_insecure");
+  });
+
+  it("issue 16 #8: refuses a node key that is a symbolic link, even to a private key file", { skip: !posix }, async () => {
+    const data = join(dir, "linked");
+    await mkdir(data, { mode: 0o700 });
+    const elsewhere = join(dir, "elsewhere.jwk");
+    assert.ok((await saveKeyFile(elsewhere, generateKeyPair())).ok);
+    await symlink(elsewhere, join(data, NODE_KEY_FILE));
+    const loaded = await loadOrCreateNodeKey(data);
+    assert.equal(!loaded.ok && loaded.error.code, "key_file_insecure");
+    assert.match(!loaded.ok ? loaded.error.message : "", /symbolic link/);
   });
 });

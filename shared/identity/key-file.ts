@@ -1,10 +1,12 @@
 /**
  * @module Key files: a private JWK on disk, mode 0600, written atomically (temp file + link or
- * rename, so a reader never sees half a key), and refused when group or others can access it.
- * The node's own key lives at `DATA/node-key.jwk`.
+ * rename, so a reader never sees half a key), and refused when group or others can access it, or
+ * when it is a symbolic link (issue 16: nothing inside the data directory is reached through a link;
+ * the mode check would be of the link's target). The node's own key lives at `DATA/node-key.jwk`.
  */
 import { randomBytes } from "node:crypto";
-import { chmod, link, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { constants } from "node:fs";
+import { chmod, link, lstat, open, rename, unlink } from "node:fs/promises";
 import { makeDirs } from "../make-dirs.ts";
 import { basename, dirname, join } from "node:path";
 import { fromPrivateJwk, generateKeyPair, toPrivateJwk, type KeyPair } from "./key-pair.ts";
@@ -30,7 +32,9 @@ export const NODE_KEY_FILE = "node-key.jwk";
 export async function loadKeyFile(path: string): Promise<Result<KeyPair, KeyFileError>> {
   let mode: number;
   try {
-    mode = (await stat(path)).mode;
+    const info = await lstat(path);
+    if (info.isSymbolicLink()) return fail({ code: "key_file_insecure", message: `key file ${path} is a symbolic link; refusing to follow it — put the key file itself there`, path });
+    mode = info.mode;
   } catch (error) {
     if (errno(error) === "ENOENT") return fail({ code: "key_file_missing", message: `key file ${path} does not exist`, path });
     return fail({ code: "key_file_unreadable", message: `cannot read key file ${path}: ${describe(error)}`, path });
@@ -42,7 +46,13 @@ export async function loadKeyFile(path: string): Promise<Result<KeyPair, KeyFile
   }
   let json: unknown;
   try {
-    json = JSON.parse(await readFile(path, "utf8"));
+    // O_NOFOLLOW as well: a link swapped in after the lstat is not followed either.
+    const file = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      json = JSON.parse(await file.readFile("utf8"));
+    } finally {
+      await file.close();
+    }
   } catch (error) {
     return fail({ code: "key_file_unreadable", message: `cannot read key file ${path}: ${describe(error)}`, path });
   }

@@ -96,8 +96,11 @@ export type AdminRequests = {
   "tenant-describe": Req<{ tenant: string }, TenantDescription>;
   "tenant-list": Req<Record<string, never>, TenantSummary[]>;
   "tenant-roles": Req<{ tenant: string; did: string }, Roles>;
-  /** `requireOwner`: refuse with `not_owner` unless `by` owns the tenant (checked in the same turn as the install). */
-  install: Req<{ tenant: string; artifact: ArtifactWire; by: string | null; requireOwner?: boolean }, Installed>;
+  /**
+   * `requireOwner`: refuse with `not_owner` unless `by` owns the tenant (checked in the same turn as the install).
+   * `signed`: the install JWS's single-use id and issuedAt; a second use is refused with `install_replayed`.
+   */
+  install: Req<{ tenant: string; artifact: ArtifactWire; by: string | null; requireOwner?: boolean; signed?: { id: string; issuedAt: string } }, Installed>;
   "contracts-list": Req<{ tenant?: string }, ContractRow[]>;
   /** Stop serving a namespace (records stay readable to owners), and serve it again. */
   "contract-retire": Req<{ tenant: string; namespace: string }, { artifact: string }>;

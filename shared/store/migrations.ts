@@ -127,6 +127,22 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: "install-ids",
+    // Single-use installs (issue 16): each signed `_install`'s id, spent when the engine applies it,
+    // kept while a JWS with that issuedAt could still pass (workers/engine/install-ids.ts prunes).
+    sql: `
+      CREATE TABLE install_ids (
+        signer TEXT NOT NULL,
+        id TEXT NOT NULL,
+        issued_at INTEGER NOT NULL,
+        used_at INTEGER NOT NULL,
+        PRIMARY KEY (signer, id)
+      ) WITHOUT ROWID;
+      CREATE INDEX install_ids_issued ON install_ids (issued_at);
+    `,
+  },
 ];
 
 /** Thrown when the store was written by a newer version: the caller prints it and exits. */

@@ -78,7 +78,7 @@ function install(db: DatabaseSync, r: AdminRequests["install"]["request"], now: 
     return fail("not_owner", `${r.by ?? "the caller"} is not an owner of '${r.tenant}'; only owners install contracts`);
   }
   const { id, schemaJson, source } = r.artifact;
-  const result = installArtifact(db, { tenant: r.tenant, artifact: { id, schemaJson, source, wasm: Buffer.from(r.artifact.wasm, "base64") }, installedBy: r.by, now });
+  const result = installArtifact(db, { tenant: r.tenant, artifact: { id, schemaJson, source, wasm: Buffer.from(r.artifact.wasm, "base64") }, installedBy: r.by, now, signed: r.signed });
   return result.ok ? ok({ ...result.value }) : fail(result.error.code, result.error.message);
 }
 

@@ -46,6 +46,8 @@ export class Admission {
   readonly #signers = new Map<string, Bucket>();
   readonly #tenants = new Map<string, Bucket>();
   readonly #usage = new Map<string, Usage>();
+  readonly #known = new Map<string, boolean | null>();
+  #knownSince = -Infinity;
   readonly #count: StatementSync;
   #disk: { at: number; free: number } = { at: -Infinity, free: Infinity };
 
@@ -61,7 +63,7 @@ export class Admission {
     const { limits } = this.#d;
     const now = this.#d.clock.now();
     const { tenant } = command.payload;
-    const known = this.#d.known(tenant, command.signer, now);
+    const known = this.#knownOf(tenant, command.signer, now);
     // No such tenant: the write path answers 404 and stores nothing.
     if (known === null) return null;
     if (!known && limits.publicRate > 0) {
@@ -78,6 +80,25 @@ export class Admission {
     const reserve = this.diskShortfall();
     if (reserve !== null) return problem(507, "insufficient-storage", reserve);
     return null;
+  }
+
+  /**
+   * Whether the caller is known to the tenant, remembered for up to a second: the write path asks
+   * for every command, and the answer only decides who is rate-limited (the write path itself
+   * checks authorization against the store, always current).
+   */
+  #knownOf(tenant: string, did: string, now: number): boolean | null {
+    if (now - this.#knownSince >= 1000 || this.#known.size >= MAX_SIGNER_BUCKETS) {
+      this.#known.clear();
+      this.#knownSince = now;
+    }
+    const key = `${tenant}\u0000${did}`;
+    let known = this.#known.get(key);
+    if (known === undefined) {
+      known = this.#d.known(tenant, did, now);
+      this.#known.set(key, known);
+    }
+    return known;
   }
 
   /** Why the disk is too full to take writes (under the reserve), or null. Looked at once a second at most. */

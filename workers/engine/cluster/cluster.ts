@@ -9,6 +9,7 @@
  * - Reads: `readBarrier` gives a linearizable read point (the leader's read index, confirmed by a
  *   majority), waits until this voter has applied it, and then the caller reads its own store.
  */
+import { checkJsonValue } from "../../../shared/json-limits.ts";
 import { randomInt } from "node:crypto";
 import { generateKeyPair, type KeyPair, toPrivateJwk } from "../../../shared/identity/index.ts";
 import type { Logger } from "../../../shared/log.ts";
@@ -367,6 +368,24 @@ export class ClusterEngine {
     });
   }
 
+  /**
+   * Proposes commands another voter forwarded. That voter admitted them, but what enters the log
+   * must be applicable by every voter, so the bounds on their JSON are checked again here: one
+   * that slipped past them is answered alone and never proposed.
+   */
+  async #proposeForwarded(commands: readonly SubmittedCommand[]): Promise<CommandAnswer[] | null> {
+    const over = commands.map((c) => checkJsonValue(c.payload));
+    if (over.every((o) => o === null)) return this.#proposeCommands(commands);
+    const good = commands.filter((_, i) => over[i] === null);
+    const answers = good.length > 0 ? await this.#proposeCommands(good) : [];
+    if (answers === null) return null;
+    let next = 0;
+    return commands.map((_, i) => {
+      const o = over[i];
+      return o === null || o === undefined ? (answers[next++] as CommandAnswer) : { kind: "problem", problem: problem(400, "json-over-limit", o.detail) };
+    });
+  }
+
   /** Answers another voter's request (this voter is, or was, the leader it thought). */
   async #serve(_from: string, r: PeerRequest): Promise<unknown> {
     const answer = <T>(value: T | null): T => {
@@ -375,7 +394,7 @@ export class ClusterEngine {
     };
     switch (r.kind) {
       case "commands":
-        return answer(this.#runtime.isLeader ? await this.#proposeCommands(r.commands) : null);
+        return answer(this.#runtime.isLeader ? await this.#proposeForwarded(r.commands) : null);
       case "admin":
         return answer(this.#runtime.isLeader ? await this.#proposeAdminHere(r.op) : null);
       case "read-index": {
