@@ -47,14 +47,23 @@ export function installArtifact(db: DatabaseSync, input: InstallInput): InstallR
   const { signed, installedBy } = input;
   if (signed === undefined) return installOnce(db, input);
   if (installedBy === null) return fail("bad_install", "a signed install names its signer");
-  return transaction(db, () => {
+  // The id is spent in the install's own transaction; an install refused by throwing (a record
+  // that cannot migrate) rolls everything back, so its id is spent after, on its own.
+  let refusal: InstallResult | null = null;
+  const result = installOnce(db, input, () => {
     const spent = spendInstallId(db, installedBy, signed, input.now);
-    return spent.ok ? installOnce(db, input) : spent;
+    if (!spent.ok) refusal = spent;
+    return spent.ok;
   });
+  if (refusal !== null) return refusal;
+  if (db.prepare("SELECT 1 FROM install_ids WHERE signer = ? AND id = ?").get(installedBy, signed.id) === undefined) {
+    transaction(db, () => spendInstallId(db, installedBy, signed, input.now));
+  }
+  return result;
 }
 
 /** Checks the artifact against its id and installs it in one transaction. */
-function installOnce(db: DatabaseSync, input: InstallInput): InstallResult {
+function installOnce(db: DatabaseSync, input: InstallInput, spendId?: () => boolean): InstallResult {
   const { tenant, artifact } = input;
   const schemaBytes = new TextEncoder().encode(artifact.schemaJson);
   if (artifactId(schemaBytes, artifact.wasm) !== artifact.id) return fail("artifact_mismatch", `the artifact's bytes do not hash to ${artifact.id}`);
@@ -67,21 +76,16 @@ function installOnce(db: DatabaseSync, input: InstallInput): InstallResult {
   if (schema.format !== "charter-schema/1") return fail("bad_artifact", `unknown schema format ${String(schema.format)}`);
   if (db.prepare("SELECT 1 FROM tenants WHERE handle = ?").get(tenant) === undefined) return fail("unknown_tenant", `no tenant '${tenant}'`);
 
-  return transaction(db, () => {
-    // A savepoint, so that a refused upgrade undoes its own writes only, not the caller's (the
-    // spent install id stays spent).
-    db.exec("SAVEPOINT install_artifact");
-    try {
-      const result = installSchema(db, input, schema);
-      db.exec("RELEASE install_artifact");
-      return result;
-    } catch (error) {
-      db.exec("ROLLBACK TO install_artifact");
-      db.exec("RELEASE install_artifact");
-      if (error instanceof UpgradeRefused) return fail(error.code, error.message);
-      throw error;
-    }
-  });
+  try {
+    return transaction(db, () => {
+      if (spendId !== undefined && !spendId()) return fail("install_replayed", "the install's id could not be spent");
+      return installSchema(db, input, schema);
+    });
+  } catch (error) {
+    // Thrown inside the transaction, so every write of the install was rolled back.
+    if (error instanceof UpgradeRefused) return fail(error.code, error.message);
+    throw error;
+  }
 }
 
 /** Stores the artifact and makes it active, migrating the records of the version it upgrades. */
