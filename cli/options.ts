@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { type PeerAddress, parsePeers } from "../workers/engine/cluster/peers.ts";
-import type { EngineLimits, GatewayLimits } from "../shared/worker/config.ts";
+import { DEFAULT_ENGINE_LIMITS, DEFAULT_GATEWAY_LIMITS, type EngineLimits, type GatewayLimits } from "../shared/worker/config.ts";
 
 /** A mistake on the command line: printed as one line, exit code 2. */
 export class UsageError extends Error {}
@@ -32,13 +32,13 @@ export const DEFAULT_GRPC = "127.0.0.1:8789";
 /** Restarts of one worker within 60 s that the tree survives (the supervisor's intensity limit). */
 export const DEFAULT_RESTART_LIMIT = 5;
 
-/** The limits' defaults (README, "Security"): the command line's names for them. */
+/** The limits' defaults (shared/worker/config.ts) by the command line's names for them. */
 export const LIMIT_DEFAULTS = {
-  "public-rate": 20,
-  "quota-entries": 10_000_000,
-  "quota-bytes": 10 * 1024 ** 3,
-  "disk-reserve": 256 * 1024 ** 2,
-  "max-connections": 2048,
+  "public-rate": DEFAULT_ENGINE_LIMITS.publicRate,
+  "quota-entries": DEFAULT_ENGINE_LIMITS.quotaEntries,
+  "quota-bytes": DEFAULT_ENGINE_LIMITS.quotaBytes,
+  "disk-reserve": DEFAULT_ENGINE_LIMITS.diskReserveBytes,
+  "max-connections": DEFAULT_GATEWAY_LIMITS.maxConnections,
 } as const;
 
 /** Parses `HOST:PORT` (`[::1]:8787` for IPv6) given to `--FLAG`. */

@@ -6,6 +6,8 @@
  * request carries.
  */
 
+import { type Problem, problem } from "./problem.ts";
+
 /** What one JSON value may hold. */
 export interface JsonLimits {
   /** Most levels of arrays and objects, one inside another (the top value is level 1). */
@@ -78,6 +80,11 @@ export function checkJsonTextDepth(text: string, maxDepth: number = JSON_LIMITS.
     } else if (ch === 0x5d || ch === 0x7d) depth--;
   }
   return null;
+}
+
+/** The 400 problem for a value over the limits, naming where. */
+export function jsonLimitProblem(over: JsonLimitViolation): Problem {
+  return problem(400, "json-over-limit", over.detail, [{ pointer: over.pointer, detail: over.detail }]);
 }
 
 /** RFC 6901 escaping of one reference token. */

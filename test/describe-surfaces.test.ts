@@ -202,7 +202,7 @@ describe("GraphQL bad input changes nothing", () => {
     const notJson = await fetch(`${c.url}/v1/acme/${NS}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: "{query" });
     assert.equal(notJson.status, 400);
     assert.match(((await notJson.json()) as { errors: { message: string }[] }).errors[0]?.message ?? "", /not valid JSON/);
-    await refusedWith(gql(`{ _contract { namespace } }`, { ns: "acme.nothing" }), 404, /no such tenant, namespace or query for this caller/);
+    await refusedWith(gql(`{ _contract { namespace } }`, { ns: "acme.nothing" }), 404, /no such tenant, namespace, query or action for this caller/);
     const get = await fetch(`${c.url}/v1/acme/${NS}/graphql`);
     assert.equal(get.status, 405);
     const big = await fetch(`${c.url}/v1/acme/${NS}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: `{ _contract { namespace } } # ${"x".repeat(2 * 1024 * 1024)}` }) });
@@ -262,7 +262,7 @@ describe("gRPC", () => {
     const elsewhere = signed(ada, { namespace: NS, action: "Ship", subject: "bad-grpc", args: {} });
     await refusedWith(rpc.call("Request", { command: elsewhere }), grpc.status.INVALID_ARGUMENT, /Ship|action|path/i);
     await refusedWith(rpc.call("Request", { command: signed(ada, { namespace: NS, action: "Request", subject: "x", args: {} }) }, { tenant: null }), grpc.status.INVALID_ARGUMENT, /charter-tenant/);
-    await refusedWith(rpc.call("Request", { command: signed(ada, { namespace: NS, action: "Request", subject: "x", args: {} }) }, { tenant: "nobody" }), grpc.status.NOT_FOUND, /no such tenant, namespace or query for this caller/);
+    await refusedWith(rpc.call("Request", { command: signed(ada, { namespace: NS, action: "Request", subject: "x", args: {} }) }, { tenant: "nobody" }), grpc.status.NOT_FOUND, /no such tenant, namespace, query or action for this caller/);
     await refusedWith(rpc.call("ByStatus", { params: { status: "OrderStatus_New" } }, { authorization: "Bearer nonsense" }), grpc.status.UNAUTHENTICATED, /./);
   });
 

@@ -13,7 +13,7 @@ import { type Charter, cleanup, startCharter, stopCharter, tempDataDir } from ".
 import { example, seed } from "./helpers/seed.ts";
 
 const NS = "acme.inventory";
-const UNIFORM = "no such tenant, namespace or query for this caller";
+const UNIFORM = "no such tenant, namespace, query or action for this caller";
 const stranger = generateKeyPair();
 
 let c: Charter;

@@ -144,7 +144,7 @@ describe("one node under attack", () => {
     };
     const bodies = new Set([await stranger404("nosuch", "acme.counter", "Start"), await stranger404("acme", "acme.nothing", "Start"), await stranger404("acme", "acme.counter", "Nothing"), await stranger404("acme", "acme.counter", "Adjust")]);
     assert.equal(bodies.size, 1, [...bodies].join("\n"));
-    assert.match([...bodies][0] as string, /no such tenant, namespace or action for this caller/);
+    assert.match([...bodies][0] as string, /no such tenant, namespace, query or action for this caller/);
     const member = await act(c.url, ada, { namespace: "acme.nothing", action: "Start", subject: "s" });
     assert.match(member.body.detail, /has no contract installed/, "a member still learns what is missing");
   });

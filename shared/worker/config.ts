@@ -26,6 +26,12 @@ export interface GatewayLimits {
   readonly allowedHosts: readonly string[];
 }
 
+/** The engine's limits when the command line names none (README, "Security"). */
+export const DEFAULT_ENGINE_LIMITS: EngineLimits = { publicRate: 20, quotaEntries: 10_000_000, quotaBytes: 10 * 1024 ** 3, diskReserveBytes: 256 * 1024 ** 2 };
+
+/** The gateway's limits when the command line names none (README, "Security"). */
+export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = { maxConnections: 2048, allowedHosts: [] };
+
 export interface WorkerConfig {
   readonly edition: Edition;
   readonly dataDir: string;

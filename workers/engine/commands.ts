@@ -11,7 +11,7 @@ import type { Reason } from "../../contracts/refusals.ts";
 import type { SchemaAction, SchemaField } from "../../contracts/schema.ts";
 import type { Clock } from "../../shared/clock.ts";
 import type { Receipt } from "../../shared/identity/index.ts";
-import { type Problem, problem } from "../../shared/problem.ts";
+import { NOT_FOUND_FOR_CALLER, type Problem, problem } from "../../shared/problem.ts";
 import type { CommandAnswer, SubmittedCommand } from "../../shared/protocol/engine.ts";
 import type { ActiveArtifact, ArtifactCache } from "./artifact-cache.ts";
 import type { ExecStep, StepResult } from "./executor/run-groups.ts";
@@ -77,8 +77,6 @@ interface Planned {
 
 const sha256 = (text: string) => hash("sha256", text, "hex");
 
-/** The one 404 a signer not known to the tenant gets for a missing tenant, namespace or action. */
-const NOT_FOUND_FOR_SIGNER: Problem = Object.freeze(problem(404, "not-found", "no such tenant, namespace or action for this caller"));
 
 /**
  * The most characters of a refused command's arguments and JWS that history keeps. A refusal
@@ -240,7 +238,7 @@ export class CommandProcessor {
       const roles = rolesOf(p.tenant, c.signer);
       // Only those the tenant knows learn which of tenant, namespace and action is missing; to anyone
       // else (and anyone can make a key) the three look the same (issue 16 #16).
-      const missing = (precise: Problem) => answer(roles?.known === true ? precise : NOT_FOUND_FOR_SIGNER);
+      const missing = (precise: Problem) => answer(roles?.known === true ? precise : NOT_FOUND_FOR_CALLER);
       if (roles === null) {
         missing(problem(404, "unknown-tenant", `no tenant '${p.tenant}'`));
         return;

@@ -14,7 +14,7 @@ import { loadOrCreateNodeKey } from "../../shared/identity/index.ts";
 import type { EngineNotices, EngineRequests } from "../../shared/protocol/engine.ts";
 import { assertNotNewer, migrate, StoreTooNewError } from "../../shared/store/migrations.ts";
 import { openDatabase, transaction } from "../../shared/store/open.ts";
-import { dataPaths } from "../../shared/worker/config.ts";
+import { dataPaths, DEFAULT_ENGINE_LIMITS } from "../../shared/worker/config.ts";
 import { FatalError } from "../../shared/worker/fatal.ts";
 import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.ts";
 import { ArtifactCache } from "./artifact-cache.ts";
@@ -28,7 +28,7 @@ import { StoreMachine } from "./cluster/store-machine.ts";
 import { installStandardLibrary } from "./std-library.ts";
 import { moveSharedFulltext } from "./read-indexes.ts";
 import { rolesOf, tenantExists } from "./tenants.ts";
-import { Admission, DEFAULT_ENGINE_LIMITS } from "./admission/admission.ts";
+import { Admission } from "./admission/admission.ts";
 
 type EngineChannel = Channel<Record<string, never>, EngineRequests, EngineNotices>;
 

@@ -6,7 +6,7 @@ import { type Context, Hono } from "hono";
 import type { HttpBindings } from "@hono/node-server";
 import { bodyLimit } from "hono/body-limit";
 import type { Logger } from "../../shared/log.ts";
-import { problem } from "../../shared/problem.ts";
+import { type Problem, problem } from "../../shared/problem.ts";
 import type { ConsensusStatus } from "../../shared/protocol/engine.ts";
 import type { Lifecycle } from "../../shared/protocol/lifecycle.ts";
 import { discardBody } from "./discard-body.ts";
@@ -25,6 +25,14 @@ export interface GatewayView {
   degraded?(): Promise<readonly string[]>;
 }
 
+const GRAPHQL_PATH = /^\/v1\/[^/]+\/[^/]+\/graphql$/;
+
+/** Refuses a request before its route runs: a problem document, or on a GraphQL endpoint (which answers every failure in GraphQL's own form) a GraphQL error. */
+function refuse(c: Context, p: Problem, graphqlCode: string): Response {
+  if (GRAPHQL_PATH.test(c.req.path)) return c.json({ errors: [{ message: p.detail, extensions: { code: graphqlCode } }] }, p.status as 400);
+  return problemResponse(c, p);
+}
+
 export function createApp(view: GatewayView, options: { bodyLimit: number; log: Logger }): Hono {
   const app = new Hono();
   app.onError(errorHandler(options.log));
@@ -34,10 +42,7 @@ export function createApp(view: GatewayView, options: { bodyLimit: number; log: 
     // Unless the rest of the body is read (and thrown away), this connection cannot carry another request.
     const incoming = declared ? (c.env as Partial<HttpBindings> | undefined)?.incoming : undefined;
     if (incoming === undefined || !(await discardBody(incoming))) c.header("connection", "close");
-    const detail = `the request body is over the limit of ${options.bodyLimit} bytes`;
-    // A GraphQL endpoint answers every failure in GraphQL's own form.
-    if (/^\/v1\/[^/]+\/[^/]+\/graphql$/.test(c.req.path)) return c.json({ errors: [{ message: detail, extensions: { code: "BODY_TOO_LARGE" } }] }, 413);
-    return problemResponse(c, problem(413, "body-too-large", detail));
+    return refuse(c, problem(413, "body-too-large", `the request body is over the limit of ${options.bodyLimit} bytes`), "BODY_TOO_LARGE");
   };
   const streamedLimit = bodyLimit({ maxSize: options.bodyLimit, onError: (c) => onTooLarge(c) });
   app.use("*", async function limitBody(c, next) {
@@ -56,10 +61,7 @@ export function createApp(view: GatewayView, options: { bodyLimit: number; log: 
   app.use("*", async function limitJsonDepth(c, next) {
     if (c.req.method === "GET" || c.req.method === "HEAD" || !/json/i.test(c.req.header("content-type") ?? "")) return next();
     const over = checkJsonTextDepth(await c.req.text());
-    if (over === null) return next();
-    // A GraphQL endpoint answers every failure in GraphQL's own form.
-    if (/^\/v1\/[^/]+\/[^/]+\/graphql$/.test(c.req.path)) return c.json({ errors: [{ message: over.detail, extensions: { code: "JSON_OVER_LIMIT" } }] }, 400);
-    return problemResponse(c, problem(400, "json-over-limit", over.detail));
+    return over === null ? next() : refuse(c, problem(400, "json-over-limit", over.detail), "JSON_OVER_LIMIT");
   });
 
   app.get("/health", async function health(c) {

@@ -6,7 +6,7 @@ import { getRequestListener } from "@hono/node-server";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Lifecycle } from "../../shared/protocol/lifecycle.ts";
-import { claimantName, dataPaths } from "../../shared/worker/config.ts";
+import { claimantName, dataPaths, DEFAULT_GATEWAY_LIMITS } from "../../shared/worker/config.ts";
 import { EngineLink } from "../../shared/worker/engine-link.ts";
 import { FatalError } from "../../shared/worker/fatal.ts";
 import { JournalConsumer } from "../../shared/worker/journal-consumer.ts";
@@ -29,10 +29,7 @@ import { guardConnections } from "./connection-guard.ts";
 import { hostCheck } from "./host-check.ts";
 import type { Logger } from "../../shared/log.ts";
 import { problem } from "../../shared/problem.ts";
-import type { GatewayLimits } from "../../shared/worker/config.ts";
 
-/** The gateway's limits when the command line names none (README, "Security"). */
-export const DEFAULT_GATEWAY_LIMITS: GatewayLimits = { maxConnections: 2048, allowedHosts: [] };
 
 /** How long to keep retrying a port that is busy, for a predecessor killed a moment ago to let go of it. */
 const BIND_RETRY_MS = 1500;

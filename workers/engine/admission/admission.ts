@@ -9,19 +9,11 @@
 import { statfsSync } from "node:fs";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Clock } from "../../../shared/clock.ts";
-import { checkJsonValue } from "../../../shared/json-limits.ts";
+import { checkJsonValue, jsonLimitProblem } from "../../../shared/json-limits.ts";
 import { type Problem, problem } from "../../../shared/problem.ts";
 import type { SubmittedCommand } from "../../../shared/protocol/engine.ts";
 import type { EngineLimits } from "../../../shared/worker/config.ts";
 import { type Bucket, isFull, take } from "./token-bucket.ts";
-
-/** The limits that hold when a worker is given none (the command line's defaults: cli/options.ts). */
-export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
-  publicRate: 20,
-  quotaEntries: 10_000_000,
-  quotaBytes: 10 * 1024 ** 3,
-  diskReserveBytes: 256 * 1024 ** 2,
-};
 
 /** Per-signer buckets kept at most; past it, idle (full) ones are forgotten, and the tenant's bucket still holds. */
 const MAX_SIGNER_BUCKETS = 10_000;
@@ -59,7 +51,7 @@ export class Admission {
   /** A problem that keeps `command` out, or null to let it in. */
   check(command: SubmittedCommand): Problem | null {
     const over = checkJsonValue(command.payload);
-    if (over !== null) return problem(400, "json-over-limit", over.detail, [{ pointer: over.pointer, detail: over.detail }]);
+    if (over !== null) return jsonLimitProblem(over);
     const { limits } = this.#d;
     const now = this.#d.clock.now();
     const { tenant } = command.payload;

@@ -9,7 +9,7 @@
  * - Reads: `readBarrier` gives a linearizable read point (the leader's read index, confirmed by a
  *   majority), waits until this voter has applied it, and then the caller reads its own store.
  */
-import { checkJsonValue } from "../../../shared/json-limits.ts";
+import { checkJsonValue, jsonLimitProblem } from "../../../shared/json-limits.ts";
 import { randomInt } from "node:crypto";
 import { generateKeyPair, type KeyPair, toPrivateJwk } from "../../../shared/identity/index.ts";
 import type { Logger } from "../../../shared/log.ts";
@@ -382,7 +382,7 @@ export class ClusterEngine {
     let next = 0;
     return commands.map((_, i) => {
       const o = over[i];
-      return o === null || o === undefined ? (answers[next++] as CommandAnswer) : { kind: "problem", problem: problem(400, "json-over-limit", o.detail) };
+      return o === null || o === undefined ? (answers[next++] as CommandAnswer) : { kind: "problem", problem: jsonLimitProblem(o) };
     });
   }
 

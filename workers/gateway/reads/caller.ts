@@ -8,7 +8,7 @@
 import type { Context } from "hono";
 import type { DatabaseSync } from "node:sqlite";
 import { verifyBearer } from "../../../shared/identity/index.ts";
-import { HttpProblem, type Problem, problem } from "../../../shared/problem.ts";
+import { HttpProblem, NOT_FOUND_FOR_CALLER, type Problem, problem } from "../../../shared/problem.ts";
 import { rolesOf, tenantExists } from "../../../shared/store/roles.ts";
 
 /** A verified caller's did, or why there is none (a 401 problem). */
@@ -46,12 +46,6 @@ export function requireCaller(c: Context, db: DatabaseSync, bearer: Bearer, tena
   return bearer.did;
 }
 
-/**
- * The one 404 a caller who is not an owner or member of the tenant gets for a tenant, namespace or
- * query that is not there, whichever it is: telling them apart would let anyone list which tenants
- * exist and what they have installed (issue 16 #16).
- */
-export const NOT_FOUND_FOR_CALLER: Problem = Object.freeze(problem(404, "not-found", "no such tenant, namespace or query for this caller"));
 
 /**
  * The 404 for something `tenant` lacks: `precise()` for its owners and members, who may know what the

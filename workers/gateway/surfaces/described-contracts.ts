@@ -10,8 +10,7 @@ import { graphqlSchema } from "../../../contracts/describe/graphql.ts";
 import { type Described, describe } from "../../../contracts/describe/names.ts";
 import { openapiJson } from "../../../contracts/describe/openapi.ts";
 import type { Schema } from "../../../contracts/schema.ts";
-import { HttpProblem } from "../../../shared/problem.ts";
-import { NOT_FOUND_FOR_CALLER } from "../reads/caller.ts";
+import { HttpProblem, NOT_FOUND_FOR_CALLER } from "../../../shared/problem.ts";
 import type { StoreView } from "../reads/store-view.ts";
 
 /** What the surfaces need of one artifact. */

@@ -12,7 +12,7 @@ import type { Context, Hono } from "hono";
 import type { Logger } from "../../../shared/log.ts";
 import { HttpProblem } from "../../../shared/problem.ts";
 import { bearerOf, missingInstall, notFound } from "../reads/caller.ts";
-import { StoreView } from "../reads/store-view.ts";
+import type { StoreView } from "../reads/store-view.ts";
 import type { CommandRouteDeps } from "../routes/commands.ts";
 import type { DescribedContracts } from "./described-contracts.ts";
 import { costErrors, depthErrors, MAX_COMMENTS, MAX_TOKENS, nestingError } from "./graphql-limits.ts";
@@ -50,12 +50,11 @@ async function requestOf(c: Context): Promise<GraphqlRequest | GraphQLError> {
   return { query, variables: (variables ?? undefined) as Record<string, unknown> | undefined, operationName: operationName ?? undefined };
 }
 
-/** What the route needs besides the contracts: the engine path, a logger, and the store (for who is asking, on a 404). */
-export type GraphqlRouteDeps = CommandRouteDeps & { readonly log: Logger; readonly storePath: string };
+/** What the route needs besides the contracts: the engine path, a logger, and the surfaces' store view (for who is asking, on a 404). */
+export type GraphqlRouteDeps = CommandRouteDeps & { readonly log: Logger; readonly store: StoreView };
 
 export function mountGraphqlRoute(app: Hono, contracts: DescribedContracts, deps: GraphqlRouteDeps): void {
-  // Its own read-only view, opened on the first 404 only: the caller's standing decides its wording.
-  const store = new StoreView(deps.storePath);
+  const { store } = deps;
 
   /** The 404 for a tenant or namespace with nothing installed, as the REST query route words it for this caller. */
   async function missing(c: Context, tenant: string, namespace: string): Promise<Response> {

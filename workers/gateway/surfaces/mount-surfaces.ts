@@ -19,7 +19,8 @@ export interface SurfaceDeps extends CommandRouteDeps {
 
 /** Mounts `GET …/openapi.json` and `POST …/graphql` for every tenant and namespace. */
 export function mountSurfaces(app: Hono, deps: SurfaceDeps): void {
-  const contracts = new DescribedContracts(new StoreView(deps.storePath));
+  const store = new StoreView(deps.storePath);
+  const contracts = new DescribedContracts(store);
   mountOpenApiRoute(app, contracts);
-  mountGraphqlRoute(app, contracts, deps);
+  mountGraphqlRoute(app, contracts, { ...deps, store });
 }
