@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, test } from "node:test";
 import type { Schema } from "../contracts/schema.ts";
-import { tableName } from "../shared/store/columns.ts";
+import { tableName } from "../contracts/storage/columns.ts";
 import { generateKeyPair, type KeyPair, verifyReceipt } from "../shared/identity/index.ts";
 import { type Charter, cleanup, lockOf, startCharter, stopCharter, tempDataDir, waitFor } from "./helpers/charter-process.ts";
 import { act, type Answer, post, signed } from "./helpers/client.ts";

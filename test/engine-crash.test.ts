@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { loadArtifact } from "../contracts/runtime/index.ts";
 import type { KeyPair } from "../shared/identity/index.ts";
 import { stateDigest } from "../workers/engine/commands.ts";
-import { tableName } from "../shared/store/columns.ts";
+import { tableName } from "../contracts/storage/columns.ts";
 import { StateTable } from "../workers/engine/state-table.ts";
 import { cleanup, lockOf, sleep, startCharter, stopCharter, tempDataDir, waitFor } from "./helpers/charter-process.ts";
 import { post, signed } from "./helpers/client.ts";

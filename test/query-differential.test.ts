@@ -13,9 +13,9 @@ import type { Expr, Stage, Type } from "../contracts/ast.ts";
 import { compileContract } from "../contracts/compile.ts";
 import type { Schema } from "../contracts/schema.ts";
 import { deriveTables, StateTable } from "../workers/engine/state-table.ts";
-import { bindings, compileQuery, type QueryPlan } from "../workers/gateway/reads/query-sql.ts";
+import { bindings, compileQuery, type QueryPlan } from "../contracts/query/query-sql.ts";
 import { registerReadFunctions } from "../workers/gateway/reads/read-functions.ts";
-import { fromColumn, toColumn } from "../shared/store/columns.ts";
+import { fromColumn, toColumn } from "../contracts/storage/columns.ts";
 import { distance, type Metric } from "../workers/gateway/reads/vector-distance.ts";
 
 const compiled = compileContract(readFileSync(new URL("./fixtures/stages.charter.md", import.meta.url), "utf8"));

@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Schema } from "../contracts/schema.ts";
-import { tableName } from "../shared/store/columns.ts";
-import { queryIndexName } from "../shared/store/read-indexes.ts";
-import { bindings, type CompiledQuery } from "../workers/gateway/reads/query-sql.ts";
+import { tableName } from "../contracts/storage/columns.ts";
+import { queryIndexName } from "../contracts/storage/read-indexes.ts";
+import { bindings, type CompiledQuery } from "../contracts/query/query-sql.ts";
 import { queryRunner } from "../workers/gateway/reads/run-query.ts";
 import { type QueryStore, queryStore } from "./helpers/query-store.ts";
 

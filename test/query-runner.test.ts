@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Schema } from "../contracts/schema.ts";
-import { columnName, quote } from "../shared/store/columns.ts";
-import { ftsIds, ftsTable, sharedFtsTable } from "../shared/store/read-indexes.ts";
+import { columnName, quote } from "../contracts/storage/columns.ts";
+import { ftsIds, ftsTable, sharedFtsTable } from "../contracts/storage/read-indexes.ts";
 import { moveSharedFulltext, tableExists } from "../workers/engine/read-indexes.ts";
 import { StateTable } from "../workers/engine/state-table.ts";
 import { type QueryStore, queryStore } from "./helpers/query-store.ts";

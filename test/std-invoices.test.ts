@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { compileContract } from "../contracts/compile.ts";
 import { generateKeyPair } from "../shared/identity/index.ts";
-import { bindings, compileQuery, queryPlan } from "../workers/gateway/reads/query-sql.ts";
+import { bindings, compileQuery, queryPlan } from "../contracts/query/query-sql.ts";
 import { queryRunner } from "../workers/gateway/reads/run-query.ts";
 import { type QueryStore, queryStore } from "./helpers/query-store.ts";
 

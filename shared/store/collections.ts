@@ -8,7 +8,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { Column } from "../../contracts/ast.ts";
 import type { Schema } from "../../contracts/schema.ts";
-import { indexesOf } from "./read-indexes.ts";
+import { indexesOf } from "../../contracts/storage/read-indexes.ts";
 
 const SUBJECT = { kind: "Text", len: 128 } as const;
 

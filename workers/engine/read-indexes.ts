@@ -1,5 +1,5 @@
 /**
- * @module Keeping the read-side storage of shared/store/read-indexes.ts in step with the state:
+ * @module Keeping the read-side storage of contracts/storage/read-indexes.ts in step with the state:
  * derived at install (in the install's transaction; with the indexes queries over other contracts'
  * collections need on their tables, whichever of the two is installed first), and every state write of an aggregate with
  * `fulltext` indexes rewrites the subject's FTS5 rows in the same transaction as the state row, so
@@ -11,7 +11,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Schema } from "../../contracts/schema.ts";
-import { columnName, quote } from "../../shared/store/columns.ts";
+import { columnName, quote } from "../../contracts/storage/columns.ts";
 import { sourceAggregate, splitSource } from "../../shared/store/collections.ts";
 import {
   ftsIds,
@@ -24,7 +24,7 @@ import {
   type SchemaIndex,
   sharedFtsTable,
   tenantFtsTable,
-} from "../../shared/store/read-indexes.ts";
+} from "../../contracts/storage/read-indexes.ts";
 
 /**
  * Creates the subject maps and query indexes of `schema` if they do not exist yet — also those its

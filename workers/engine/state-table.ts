@@ -2,12 +2,12 @@
  * @module Storage derived from a contract: one table per (namespace, aggregate) with one typed
  * column per state field, the tenant and subject as its key, and the artifact id and history
  * sequence that last decided each row. Converts between runtime states and rows (the column layout
- * and value conversions live in shared/store/columns.ts, which readers use too).
+ * and value conversions live in contracts/storage/columns.ts, which readers use too).
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import type { Type } from "../../contracts/ast.ts";
 import type { Schema, SchemaField } from "../../contracts/schema.ts";
-import { columnName, fromColumn, quote, tableName, toColumn } from "../../shared/store/columns.ts";
+import { columnName, fromColumn, quote, tableName, toColumn } from "../../contracts/storage/columns.ts";
 import { deriveReadIndexes, FulltextWriter } from "./read-indexes.ts";
 
 // The layout and conversions are shared with the readers (the gateway); re-exported for the engine.

@@ -12,7 +12,7 @@ import type { Expr, Type } from "../../contracts/ast.ts";
 import { evaluate, fits, Refusal } from "../../contracts/interpreter/evaluate.ts";
 import { fromJson, isProblem, toJson, type Value } from "../../contracts/interpreter/values.ts";
 import type { Schema, SchemaField } from "../../contracts/schema.ts";
-import { columnName, fromColumn, quote, tableName } from "../../shared/store/columns.ts";
+import { columnName, fromColumn, quote, tableName } from "../../contracts/storage/columns.ts";
 import { stateDigest } from "./commands.ts";
 import { dropTenantFulltext } from "./read-indexes.ts";
 import { StateTable } from "./state-table.ts";

@@ -5,6 +5,7 @@
  * reader's connection; an error aborts the statement and reaches the caller as `QueryArithmeticError`.
  */
 import type { DatabaseSync } from "node:sqlite";
+import { INT_FUNCTION, NEG_FUNCTION } from "../../../contracts/query/sql-functions.ts";
 
 const MIN = -(2n ** 63n);
 const MAX = 2n ** 63n - 1n;
@@ -18,10 +19,6 @@ export class QueryArithmeticError extends Error {
   }
 }
 
-/** The SQL name of the binary function: `charter_int(op, a, b)`. */
-export const INT_FUNCTION = "charter_int";
-/** The SQL name of negation: `charter_neg(a)`. */
-export const NEG_FUNCTION = "charter_neg";
 
 function checked(n: bigint, op: string): bigint {
   if (n < MIN || n > MAX) throw new QueryArithmeticError("overflow", op);

@@ -10,7 +10,7 @@
 import type { Context, Hono } from "hono";
 import { HttpProblem, problem } from "../../../shared/problem.ts";
 import { bearerOf, missingInstall, notFound, requireCaller } from "./caller.ts";
-import { queryPlan } from "./query-sql.ts";
+import { queryPlan } from "../../../contracts/query/query-sql.ts";
 import type { ReadRouteDeps } from "./read-deps.ts";
 import { queryRunner } from "./run-query.ts";
 

@@ -6,14 +6,10 @@
  * `charter_vector(json)` turning a vector held in history JSON into its stored BLOB form (`asof`).
  */
 import type { DatabaseSync } from "node:sqlite";
+import { DISTANCE_FUNCTION, FTS_FUNCTION, VECTOR_FUNCTION } from "../../../contracts/query/sql-functions.ts";
 import { registerIntFunctions } from "./int-functions.ts";
 import { distance, floats, type Metric } from "./vector-distance.ts";
 
-export const DISTANCE_FUNCTION = "charter_distance";
-export const FTS_FUNCTION = "charter_fts";
-export const VECTOR_FUNCTION = "charter_vector";
-/** `charter_nearest(subject)`: the distance the in-memory ranking gave a candidate (registered by QueryRunner). */
-export const NEAREST_FUNCTION = "charter_nearest";
 
 const registered = new WeakSet<DatabaseSync>();
 

@@ -15,7 +15,7 @@ import type { Context, Hono } from "hono";
 import type { DatabaseSync } from "node:sqlite";
 import type { Schema } from "../../../contracts/schema.ts";
 import { HttpProblem, problem } from "../../../shared/problem.ts";
-import { columnName, fromColumn, quote, tableName } from "../../../shared/store/columns.ts";
+import { columnName, fromColumn, quote, tableName } from "../../../contracts/storage/columns.ts";
 import { bearerOf, missingInstall, requireCaller } from "./caller.ts";
 import type { ReadRouteDeps } from "./read-deps.ts";
 

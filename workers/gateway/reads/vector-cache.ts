@@ -20,7 +20,7 @@
  * answers it), and one that outgrows the budget is dropped.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { columnName, quote } from "../../../shared/store/columns.ts";
+import { columnName, quote } from "../../../contracts/storage/columns.ts";
 import { floats, type Metric } from "./vector-distance.ts";
 
 const DEFAULT_LIMIT_MB = 256;

@@ -5,11 +5,11 @@
  * distance under the index's declared metric for every row with a vector, adds `distance` and
  * keeps the K nearest (ties by the order so far). Over a union each source uses its own index.
  */
-import { columnName, quote } from "../../../shared/store/columns.ts";
-import { ftsIds, indexesOf } from "../../../shared/store/read-indexes.ts";
+import { columnName, quote } from "../storage/columns.ts";
+import { ftsIds, indexesOf } from "../storage/read-indexes.ts";
 import type { StageCompiler } from "./plan-context.ts";
 import { closed, dedupe } from "./query-level.ts";
-import { DISTANCE_FUNCTION, FTS_FUNCTION, NEAREST_FUNCTION } from "./read-functions.ts";
+import { DISTANCE_FUNCTION, FTS_FUNCTION, NEAREST_FUNCTION } from "./sql-functions.ts";
 import { exprSql, UnsupportedQuery } from "./sql-expr.ts";
 
 const FLOAT = { kind: "Float" } as const;

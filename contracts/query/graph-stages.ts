@@ -23,7 +23,7 @@
  *   has one SELECT per source, so each reads its own table by key.
  */
 import type { SourceTable } from "./query-sources.ts";
-import { columnName, quote } from "../../../shared/store/columns.ts";
+import { columnName, quote } from "../storage/columns.ts";
 import type { PlanContext, StageCompiler } from "./plan-context.ts";
 import { selectSql } from "./query-level.ts";
 import { publicFields, rowsOf, SUBJECT_TYPE, unsetAsof } from "./query-sources.ts";

@@ -7,12 +7,12 @@
  * its receipt's public state, under the schema of the version that wrote it: see rowsOf). A union reads its sources' rows one after the other (UNION ALL) with
  * a hidden `#src` column saying which source a row came from.
  */
-import type { Stage, Type } from "../../../contracts/ast.ts";
-import type { Schema, SchemaField } from "../../../contracts/schema.ts";
-import { columnName, quote, tableName } from "../../../shared/store/columns.ts";
-import { queryIndexes, queryIndexKey, queryIndexName } from "../../../shared/store/read-indexes.ts";
+import type { Stage, Type } from "../ast.ts";
+import type { Schema, SchemaField } from "../schema.ts";
+import { columnName, quote, tableName } from "../storage/columns.ts";
+import { queryIndexes, queryIndexKey, queryIndexName } from "../storage/read-indexes.ts";
 import type { Level } from "./query-level.ts";
-import { VECTOR_FUNCTION } from "./read-functions.ts";
+import { VECTOR_FUNCTION } from "./sql-functions.ts";
 import type { ColumnRef } from "./sql-expr.ts";
 
 /** A source's records: the artifact that stores them and the aggregate. */

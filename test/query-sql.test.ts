@@ -6,17 +6,17 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { describe, it } from "node:test";
-import { compileContract } from "../../../contracts/compile.ts";
-import type { Schema } from "../../../contracts/schema.ts";
-import { tableName, toColumn } from "../../../shared/store/columns.ts";
+import { compileContract } from "../contracts/compile.ts";
+import type { Schema } from "../contracts/schema.ts";
+import { tableName, toColumn } from "../contracts/storage/columns.ts";
 // The engine derives the tables; using its function keeps this test on the real layout.
-import { deriveTables, StateTable } from "../../engine/state-table.ts";
-import { QueryArithmeticError, registerIntFunctions } from "./int-functions.ts";
-import { bindings, compileQuery, queryPlan } from "./query-sql.ts";
-import { UnsupportedQuery } from "./sql-expr.ts";
+import { deriveTables, StateTable } from "../workers/engine/state-table.ts";
+import { QueryArithmeticError, registerIntFunctions } from "../workers/gateway/reads/int-functions.ts";
+import { bindings, compileQuery, queryPlan } from "../contracts/query/query-sql.ts";
+import { UnsupportedQuery } from "../contracts/query/sql-expr.ts";
 
 function schemaOf(file: string): Schema {
-  const compiled = compileContract(readFileSync(new URL(`../../../contracts/examples/${file}`, import.meta.url), "utf8"));
+  const compiled = compileContract(readFileSync(new URL(`../contracts/examples/${file}`, import.meta.url), "utf8"));
   assert.ok(compiled.artifact, JSON.stringify(compiled.diagnostics));
   return compiled.artifact.schema;
 }

@@ -13,8 +13,8 @@
  * - `len` counts characters of a text (SQLite's `length` on TEXT) or elements of a list (JSON).
  */
 import type { SQLInputValue } from "node:sqlite";
-import type { Expr, Type } from "../../../contracts/ast.ts";
-import { INT_FUNCTION, NEG_FUNCTION } from "./int-functions.ts";
+import type { Expr, Type } from "../ast.ts";
+import { INT_FUNCTION, NEG_FUNCTION } from "./sql-functions.ts";
 
 /** A column visible to a stage: its SQL over the current FROM, and its type. */
 export interface ColumnRef {

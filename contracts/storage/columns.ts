@@ -8,7 +8,7 @@
  * or NULL when unset, List → TEXT (JSON array), Vector → BLOB (float32 little-endian) or NULL.
  */
 import type { SQLInputValue } from "node:sqlite";
-import type { Type } from "../../contracts/ast.ts";
+import type { Type } from "../ast.ts";
 
 /** Quotes an SQL identifier. */
 export const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;

@@ -1,14 +1,14 @@
 /**
  * @module Checking a query's parameters against their declared types before anything is read, and
- * turning each into the value its column holds (shared/store/columns.ts), ready to bind. Every bad
+ * turning each into the value its column holds (contracts/storage/columns.ts), ready to bind. Every bad
  * parameter is reported at once, as a field problem of a 400 problem document.
  */
 import type { SQLInputValue } from "node:sqlite";
-import type { Type } from "../../../contracts/ast.ts";
-import { parseDate } from "../../../contracts/dates.ts";
-import { toBigInt } from "../../../contracts/runtime/ints.ts";
-import { isDidKey } from "../../../shared/identity/index.ts";
-import { toColumn } from "../../../shared/store/columns.ts";
+import type { Type } from "../ast.ts";
+import { parseDate } from "../dates.ts";
+import { toBigInt } from "../runtime/ints.ts";
+import { isDidKey } from "../../shared/identity/index.ts";
+import { toColumn } from "../storage/columns.ts";
 
 /** A query parameter as the schema declares it. */
 export interface ParamDecl {

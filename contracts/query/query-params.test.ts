@@ -1,7 +1,7 @@
 /** Checking query parameters against their declared types (issue 4, item 5 "Reads"). */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { generateKeyPair } from "../../../shared/identity/index.ts";
+import { generateKeyPair } from "../../shared/identity/index.ts";
 import { checkParams, type ParamDecl } from "./query-params.ts";
 
 const declared: ParamDecl[] = [

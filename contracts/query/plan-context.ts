@@ -2,7 +2,7 @@
  * @module What every stage compiler (query-sql.ts dispatches to one per stage kind) works on: the
  * level being built, the query's sources, and the statement's placeholders and aliases.
  */
-import type { CountExpr, Stage } from "../../../contracts/ast.ts";
+import type { CountExpr, Stage } from "../ast.ts";
 import type { Level } from "./query-level.ts";
 import type { SourceTable } from "./query-sources.ts";
 import type { ExprScope } from "./sql-expr.ts";

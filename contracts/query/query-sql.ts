@@ -15,8 +15,8 @@
  * order so far, and the subject is always the final tiebreak.
  */
 import type { SQLInputValue } from "node:sqlite";
-import type { Column, CountExpr, QuerySource, Stage } from "../../../contracts/ast.ts";
-import type { Schema } from "../../../contracts/schema.ts";
+import type { Column, CountExpr, QuerySource, Stage } from "../ast.ts";
+import type { Schema } from "../schema.ts";
 import { compileSearch, compileNearest } from "./rank-stages.ts";
 import { compileShortest, compileTraverse } from "./graph-stages.ts";
 import type { FulltextTables, PlanContext, StageCompiler } from "./plan-context.ts";

@@ -13,8 +13,8 @@
  * lets the gateway's in-memory copy read only the rows changed since it last looked.
  */
 import { createHash } from "node:crypto";
-import type { Expr, Stage } from "../../contracts/ast.ts";
-import type { Schema } from "../../contracts/schema.ts";
+import type { Expr, Stage } from "../ast.ts";
+import type { Schema } from "../schema.ts";
 import { columnName, quote, tableName } from "./columns.ts";
 
 /** An index as the schema holds it. */

@@ -7,10 +7,10 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { it } from "node:test";
-import { compileContract } from "../../../contracts/compile.ts";
-import { deriveTables, StateTable } from "../../engine/state-table.ts";
-import { runQuery } from "./run-query.ts";
-import { compareSubjects, setVectorCacheLimitMb, vectorCacheBytes, vectorCacheLimitMb, vectorCacheRankings } from "./vector-cache.ts";
+import { compileContract } from "../contracts/compile.ts";
+import { deriveTables, StateTable } from "../workers/engine/state-table.ts";
+import { runQuery } from "../workers/gateway/reads/run-query.ts";
+import { compareSubjects, setVectorCacheLimitMb, vectorCacheBytes, vectorCacheLimitMb, vectorCacheRankings } from "../workers/gateway/reads/vector-cache.ts";
 
 const CONTRACT = `# Vectors
 \`\`\`charter

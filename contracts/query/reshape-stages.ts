@@ -6,8 +6,8 @@
  * `avg` of Int are exact 64-bit sums (SQLite fails the statement on overflow); `avg` divides the
  * exact sum by the count in double precision.
  */
-import type { Expr } from "../../../contracts/ast.ts";
-import { quote } from "../../../shared/store/columns.ts";
+import type { Expr } from "../ast.ts";
+import { quote } from "../storage/columns.ts";
 import type { StageCompiler } from "./plan-context.ts";
 import { closed } from "./query-level.ts";
 import { type ColumnRef, exprSql, UnsupportedQuery } from "./sql-expr.ts";

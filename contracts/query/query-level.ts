@@ -4,7 +4,7 @@
  * so the order is never lost. Columns whose names start with `#` (`#src`, the union branch a row
  * came from) are carried but never answered.
  */
-import { quote } from "../../../shared/store/columns.ts";
+import { quote } from "../storage/columns.ts";
 import type { ColumnRef } from "./sql-expr.ts";
 
 export interface OrderKey {
