@@ -3,6 +3,9 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+const ENGINE = ["(^|/)gateway/", "a worker never imports another worker: share it through shared/ or contracts/"];
+const CONTRACTS = ["(^|/)(workers|cli|tui|supervisor|ops|bin)/|(^|/)shared/(protocol|store|channel|worker)/", "the language (contracts/) imports no worker, process or store code"];
+
 export default tseslint.config(
   { ignores: ["node_modules/**", "data/**", "**/*.generated.js", "contracts/grammar/parser.js", "test/golden/**"] },
   js.configs.recommended,
@@ -16,4 +19,31 @@ export default tseslint.config(
       "no-constant-condition": ["error", { checkLoops: false }],
     },
   },
+  // The layers. Tests may reach across (they assemble whole trees); code may not.
+  layer(["workers/engine/**"], ...ENGINE),
+  layer(["workers/gateway/**"], "(^|/)engine/", "a worker never imports another worker: share it through shared/ or contracts/"),
+  layer(["shared/**"], "(^|/)(workers|cli|tui|supervisor|ops|bin)/", "shared/ is below the workers, the CLI, the console and the supervisor: it imports none of them"),
+  layer(["contracts/**"], ...CONTRACTS),
+  layer(["cli/**", "tui/**", "supervisor/**", "ops/**"], "(^|/)workers/(?!engine/offline-admin\\.ts$)", "the CLI, the console and the supervisor talk to the workers over their sockets; the one way in is workers/engine/offline-admin.ts"),
+  // The Raft core and the contract runtime are deterministic: time, randomness and I/O come in as arguments.
+  deterministic(["workers/engine/raft/**/*.ts"], ENGINE),
+  deterministic(["contracts/runtime/**/*.ts", "contracts/interpreter/**/*.ts"], CONTRACTS),
 );
+
+/** Code in `files` (tests excepted) may not import a path matching `regex`. */
+function layer(files, regex, message) {
+  return { files, ignores: ["**/*.test.ts"], rules: { "no-restricted-imports": ["error", { patterns: [{ regex, message }] }] } };
+}
+
+/** Deterministic code in `files` (tests excepted): its layer's rule, and no node:* module, clock or unseeded random. */
+function deterministic(files, [regex, message]) {
+  return {
+    files,
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ regex, message }, { regex: "^node:", message: "deterministic code: no node:* module (pass what it needs in)" }] }],
+      "no-restricted-globals": ["error", { name: "Date", message: "deterministic code: take the time as an argument" }, { name: "performance", message: "deterministic code: take the time as an argument" }],
+      "no-restricted-properties": ["error", { object: "Math", property: "random", message: "deterministic code: take a seeded random as an argument" }],
+    },
+  };
+}

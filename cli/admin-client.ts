@@ -1,21 +1,16 @@
 /**
  * @module How the operator commands reach the store. While a charter holds the data directory they
  * ask its engine over `DATA/admin.sock`, so the engine stays the only writer; otherwise they take
- * the directory's lock themselves, open and migrate the store, run the same admin operation
- * (workers/engine/admin-ops.ts) and let go. Either way the answer is the same value.
+ * the directory's lock themselves and run the same admin operation on the store
+ * (workers/engine/offline-admin.ts) and let go. Either way the answer is the same value.
  */
-import { existsSync } from "node:fs";
 import { ChannelError } from "../shared/channel/messages.ts";
 import { connectChannel } from "../shared/channel/socket.ts";
-import { systemClock } from "../shared/clock.ts";
 import { DataDirError, prepareDataDir } from "../shared/data-dir.ts";
 import type { AdminRequests, AdminRequestType } from "../shared/protocol/admin.ts";
-import { assertNotNewer, migrate, StoreTooNewError } from "../shared/store/migrations.ts";
-import { openDatabase } from "../shared/store/open.ts";
 import { dataPaths } from "../shared/worker/config.ts";
-import { DataLock, LockHeldError } from "../supervisor/lock.ts";
-import { adminHandlers } from "../workers/engine/admin-ops.ts";
-import { REPLICATED_ADMIN } from "../workers/engine/cluster/entry.ts";
+import { DataLock, LockHeldError } from "../shared/store/lock.ts";
+import { runAdminOffline } from "../workers/engine/offline-admin.ts";
 
 type Response<K extends AdminRequestType> = AdminRequests[K]["response"];
 
@@ -40,7 +35,7 @@ export async function runAdmin<K extends AdminRequestType>(dataDir: string, type
     return failure("data_dir_unwritable", `cannot lock the data directory ${dataDir}: ${(error as Error).message}`);
   }
   try {
-    return await offline(dataDir, type, body);
+    return await runAdminOffline(dataDir, type, body);
   } finally {
     lock.release();
   }
@@ -60,29 +55,6 @@ async function throughNode<K extends AdminRequestType>(socket: string, pid: numb
     throw error;
   } finally {
     channel.close();
-  }
-}
-
-async function offline<K extends AdminRequestType>(dataDir: string, type: K, body: AdminRequests[K]["request"]): Promise<Response<K>> {
-  const paths = dataPaths(dataDir);
-  // A voter's store changes only through the replicated log: a change made here would exist on
-  // this voter alone. Reading is fine.
-  if (REPLICATED_ADMIN.has(type) && existsSync(paths.raft)) {
-    return failure("voter_offline", `${dataDir} is a voter of a replicated engine (it has raft.db): start it (charter serve … --peers …) and run the command again, so the change goes through the voters' log`);
-  }
-  let db;
-  try {
-    db = openDatabase(paths.store, { check: assertNotNewer });
-  } catch (error) {
-    if (error instanceof StoreTooNewError) return failure("store_too_new", error.message);
-    throw error;
-  }
-  try {
-    migrate(db);
-    const handler = adminHandlers({ db, keysDir: paths.keys, clock: systemClock })[type] as (b: typeof body) => Response<K> | Promise<Response<K>>;
-    return await handler(body);
-  } finally {
-    db.close();
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
-import { type PeerAddress, parsePeers } from "../workers/engine/cluster/peers.ts";
+import { type PeerAddress, parsePeers } from "../shared/worker/peers.ts";
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_GATEWAY_LIMITS, type EngineLimits, type GatewayLimits } from "../shared/worker/config.ts";
 
 /** A mistake on the command line: printed as one line, exit code 2. */

@@ -6,7 +6,7 @@ import { DataDirError, prepareDataDir } from "../shared/data-dir.ts";
 import { LogFile } from "../shared/log-file.ts";
 import { createLogger, formatReadable, type LogRecord } from "../shared/log.ts";
 import { dataPaths, type Edition } from "../shared/worker/config.ts";
-import { DataLock, LockHeldError, LockWriteError } from "../supervisor/lock.ts";
+import { DataLock, LockHeldError, LockWriteError } from "../shared/store/lock.ts";
 import { defaultRestartPolicy } from "../supervisor/restart-policy.ts";
 import { Supervisor } from "../supervisor/supervisor.ts";
 import { workersFor } from "../supervisor/workers.ts";

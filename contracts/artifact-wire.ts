@@ -4,9 +4,16 @@
  * diagnostics as `{message, line, column}` located in the Markdown file (wire.md's 422 `errors`).
  * Imports no compiler: the gateway reads these values from a compile child process.
  */
-import type { ArtifactWire } from "../shared/protocol/admin.ts";
 import type { Artifact } from "./artifact.ts";
 import { formatDiagnostics, lineColumn, type Diagnostic } from "./diagnostics.ts";
+
+/** A compiled artifact on the wire: the canonical schema string and the WebAssembly as base64. */
+export interface ArtifactWire {
+  readonly id: string;
+  readonly schemaJson: string;
+  readonly wasm: string;
+  readonly source: string;
+}
 
 /** One diagnostic, located: `message` starts with its phase (`type error: …`). */
 export interface LocatedError {

@@ -5,7 +5,7 @@
  * others can read or enter is tightened to 0700, with a warning. One that someone else owns and
  * others can write is refused: another user could have put links in it, or swap its files later.
  * Symbolic links inside it are refused where the files are opened (shared/store/open.ts,
- * shared/log-file.ts, supervisor/lock.ts); the data directory itself may be a link.
+ * shared/log-file.ts, shared/store/lock.ts); the data directory itself may be a link.
  */
 import { accessSync, chmodSync, constants, lstatSync, statSync } from "node:fs";
 import { join } from "node:path";

@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { connectChannel } from "../shared/channel/socket.ts";
 import { generateKeyPair } from "../shared/identity/index.ts";
 import type { AdminRequests } from "../shared/protocol/admin.ts";
-import { processAlive } from "../supervisor/lock.ts";
+import { processAlive } from "../shared/store/lock.ts";
 import { cleanup, lockOf, spawnCharter, startCharter, stopCharter, tempDataDir, waitFor } from "./helpers/charter-process.ts";
 
 const posix = { skip: process.platform === "win32" ? "POSIX modes" : false };

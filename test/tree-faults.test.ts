@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { test } from "node:test";
 import { connectChannel } from "../shared/channel/socket.ts";
-import { processAlive } from "../supervisor/lock.ts";
+import { processAlive } from "../shared/store/lock.ts";
 import type { EngineRequests } from "../shared/protocol/engine.ts";
 import { cleanup, lockOf, processState, sleep, spawnCharter, startCharter, stopCharter, tempDataDir, waitFor } from "./helpers/charter-process.ts";
 

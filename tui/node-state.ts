@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { processAlive } from "../supervisor/lock.ts";
+import { processAlive } from "../shared/store/lock.ts";
 
 export interface WorkerProcess {
   readonly name: string;

@@ -11,6 +11,9 @@ import type { Transport } from "./transport.ts";
 
 type Handler = (body: any) => unknown;
 
+/** One handler for every request type of `In`, each typed by its key: a missing one fails the type check. */
+export type Handlers<In extends RequestMap> = { readonly [K in keyof In & string]: (body: In[K]["request"]) => In[K]["response"] | Promise<In[K]["response"]> };
+
 /** One end of a channel. `Out` is what this end asks of the peer; `In` what it answers. */
 export class Channel<Out extends RequestMap, In extends RequestMap, OutNotice extends NoticeMap = NoticeMap, InNotice extends NoticeMap = NoticeMap> {
   readonly #transport: Transport;
@@ -60,6 +63,12 @@ export class Channel<Out extends RequestMap, In extends RequestMap, OutNotice ex
   /** Answers requests of `type`; the handler's value (or thrown error) is the reply. */
   handle<K extends keyof In & string>(type: K, handler: (body: In[K]["request"]) => In[K]["response"] | Promise<In[K]["response"]>): this {
     this.#handlers.set(type, handler);
+    return this;
+  }
+
+  /** Answers every request type of `In` at once (see `Handlers`). */
+  handleAll(handlers: Handlers<In>): this {
+    for (const type of Object.keys(handlers)) this.#handlers.set(type, handlers[type as keyof Handlers<In>] as Handler);
     return this;
   }
 

@@ -4,7 +4,10 @@
  * engine. Every reply is a value: `{ok: true, value}` or `{ok: false, error: {code, message}}` with a
  * stable code — the same value the commands compute themselves when no node runs (offline mode).
  */
+import type { ArtifactWire } from "../../contracts/artifact-wire.ts";
 import type { CollectionInfo } from "../../contracts/check/check-contract.ts";
+
+export type { ArtifactWire };
 
 /** A failure the caller caused, with a stable machine-readable code. */
 export interface AdminError {
@@ -57,14 +60,6 @@ export interface TenantSummary {
   readonly owners: number;
   readonly members: number;
   readonly namespaces: number;
-}
-
-/** A compiled artifact on the wire: the canonical schema string and the WebAssembly as base64. */
-export interface ArtifactWire {
-  readonly id: string;
-  readonly schemaJson: string;
-  readonly wasm: string;
-  readonly source: string;
 }
 
 export interface Installed {

@@ -22,7 +22,7 @@ import { after } from "node:test";
 import { loadOrCreateNodeKey, NODE_KEY_FILE } from "../../shared/identity/key-file.ts";
 import { verifyReceipt } from "../../shared/identity/receipt.ts";
 import type { ConsensusStatus } from "../../shared/protocol/engine.ts";
-import { processAlive } from "../../supervisor/lock.ts";
+import { processAlive } from "../../shared/store/lock.ts";
 import { type BlockMode, ChaosProxy } from "./chaos-proxy.ts";
 import { charterBin, lockOf, sleep } from "./charter-process.ts";
 import { freePort } from "./ports.ts";

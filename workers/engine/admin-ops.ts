@@ -6,7 +6,8 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { Clock } from "../../shared/clock.ts";
 import type { KeyPair } from "../../shared/identity/index.ts";
-import type { AdminRequests, AdminRequestType, AdminResult, ArtifactWire, Installed } from "../../shared/protocol/admin.ts";
+import type { Handlers } from "../../shared/channel/channel.ts";
+import type { AdminRequests, AdminResult, ArtifactWire, Installed } from "../../shared/protocol/admin.ts";
 import { installArtifact } from "./install.ts";
 import { tenantCollections } from "../../shared/store/collections.ts";
 import { restoreNamespace, retireNamespace } from "./retire.ts";
@@ -28,9 +29,7 @@ export interface AdminDeps {
 }
 
 /** One handler per request type; the record type makes a new request type break the build until handled. */
-export type AdminHandlers = {
-  readonly [K in AdminRequestType]: (body: AdminRequests[K]["request"]) => AdminRequests[K]["response"] | Promise<AdminRequests[K]["response"]>;
-};
+export type AdminHandlers = Handlers<AdminRequests>;
 
 /** The admin operations bound to a store. */
 export function adminHandlers(deps: AdminDeps): AdminHandlers {

@@ -7,17 +7,14 @@ import { chmodSync } from "node:fs";
 import type { Server, Socket } from "node:net";
 import type { Channel } from "../../shared/channel/channel.ts";
 import { listenChannels, socketPath } from "../../shared/channel/socket.ts";
-import type { AdminRequests, AdminRequestType } from "../../shared/protocol/admin.ts";
+import type { AdminRequests } from "../../shared/protocol/admin.ts";
 import { adminHandlers, type AdminDeps, type AdminHandlers } from "./admin-ops.ts";
 
 export type AdminChannel = Channel<Record<string, never>, AdminRequests>;
 
 /** Registers every admin request handler (see `adminHandlers`) on a newly connected channel. */
 export function serveAdmin(channel: AdminChannel, handlers: AdminHandlers): void {
-  for (const type of Object.keys(handlers) as AdminRequestType[]) {
-    // Each entry of the record is the handler of its own key; the loop loses that pairing for the checker.
-    channel.handle(type, handlers[type] as (body: unknown) => never);
-  }
+  channel.handleAll(handlers);
 }
 
 /** A listening admin socket; `close` stops accepting, sends the replies already made, and ends the open connections. */

@@ -29,9 +29,9 @@ export interface EngineState {
 /** Registers every engine request handler on a newly connected channel. */
 export function serveEngineRequests(channel: Channel<Record<string, never>, EngineRequests>, state: EngineState): void {
   const { journal, submit, cluster, nodeKey, admit, log } = state;
-  channel
-    .handle("ping", () => ({ pid: process.pid }))
-    .handle("command", async (c) => {
+  channel.handleAll({
+    ping: () => ({ pid: process.pid }),
+    command: async (c) => {
       const refused = admit(c);
       if (refused !== null) return { kind: "problem", problem: refused };
       try {
@@ -41,21 +41,22 @@ export function serveEngineRequests(channel: Channel<Record<string, never>, Engi
         log.error("a command failed", { tenant: c.payload?.tenant, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
         return { kind: "problem", problem: problem(500, "internal", "the engine failed on this command; nothing was recorded and the failure was logged") };
       }
-    })
-    .handle("engine-health", () => ({ degraded: state.degraded() }))
+    },
+    "engine-health": () => ({ degraded: state.degraded() }),
     // One voter has no read points to give: its store is always current, and the gateway reads it directly.
-    .handle("read-point", (r) => cluster?.readPoint(r.consistency) ?? { ok: false, problem: problem(409, "not-replicated", "this engine is one voter: its store is always current") })
-    .handle("consensus-status", () => cluster?.status() ?? null)
-    .handle("watch-commits", (r) => {
+    "read-point": (r) => cluster?.readPoint(r.consistency) ?? { ok: false, problem: problem(409, "not-replicated", "this engine is one voter: its store is always current") },
+    "consensus-status": () => cluster?.status() ?? null,
+    "watch-commits": (r) => {
       state.watchCommits(r.watch);
       return null;
-    })
-    .handle("journal-append", (r) => ({ id: journal.append(r.topic, r.payload, { key: r.key, delayMs: r.delayMs }) }))
-    .handle("journal-claim", (r) => journal.claim(r.claimant, r.topics, r.limit, r.leaseMs))
-    .handle("journal-ack", (r) => journal.ack(r.claimant, r.ids))
-    .handle("journal-fail", (r) => journal.fail(r.claimant, r.id, r.error))
-    .handle("journal-release", (r) => journal.release(r.claimant))
-    .handle("journal-stats", () => journal.stats());
+    },
+    "journal-append": (r) => ({ id: journal.append(r.topic, r.payload, { key: r.key, delayMs: r.delayMs }) }),
+    "journal-claim": (r) => journal.claim(r.claimant, r.topics, r.limit, r.leaseMs),
+    "journal-ack": (r) => journal.ack(r.claimant, r.ids),
+    "journal-fail": (r) => journal.fail(r.claimant, r.id, r.error),
+    "journal-release": (r) => journal.release(r.claimant),
+    "journal-stats": () => journal.stats(),
+  });
 }
 
 /**

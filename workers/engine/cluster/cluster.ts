@@ -18,7 +18,7 @@ import type { AdminRequestType, AdminResult } from "../../../shared/protocol/adm
 import type { CommandAnswer, ConsensusStatus, ReadPoint, SubmittedCommand } from "../../../shared/protocol/engine.ts";
 import { type Message, raftConfig } from "../raft/index.ts";
 import { encodeEntry, REPLICATED_ADMIN, type AdminOp } from "./entry.ts";
-import type { PeerAddress } from "./peers.ts";
+import type { PeerAddress } from "../../../shared/worker/peers.ts";
 import { type PeerTransport, startPeerTransport } from "./peer-transport.ts";
 import { RaftRuntime } from "./runtime.ts";
 import { RaftStorage } from "./raft-storage.ts";

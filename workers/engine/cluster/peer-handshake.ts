@@ -19,7 +19,7 @@
 import { base64urlDecode, base64urlEncode } from "../../../shared/identity/base64url.ts";
 import { ed25519Sign, ed25519Verify, SIGNATURE_BYTES } from "../../../shared/identity/sodium.ts";
 import { blake2b, KX_PUBLIC_KEY_BYTES, type KxKeyPair, kxSessionKeys } from "./peer-crypto.ts";
-import { clip } from "./peers.ts";
+import { clip } from "../../../shared/worker/peers.ts";
 
 /** The protocol label: in every hello and every signed transcript, so the signatures mean nothing elsewhere. */
 export const PEER_PROTOCOL = "charter-peer-link/v2";

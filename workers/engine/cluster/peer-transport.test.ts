@@ -8,7 +8,7 @@ import { FrameReader, handshakeFrame, type PeerRecord, SEALED_FRAME_LIMIT } from
 import { dialerHello, HANDSHAKE_NONCE_BYTES, type HandshakeSelf, type KnownPeer, listenerHandshake } from "./peer-handshake.ts";
 import { type LinkEnd, PeerLink } from "./peer-link.ts";
 import { startPeerTransport, type PeerTransport, type PeerTransportOptions } from "./peer-transport.ts";
-import { parsePeers, type PeerAddress } from "./peers.ts";
+import { parsePeers, type PeerAddress } from "../../../shared/worker/peers.ts";
 import { freePort } from "../../../test/helpers/ports.ts";
 
 const HOST = "127.0.0.1";

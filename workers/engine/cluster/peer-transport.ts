@@ -27,7 +27,7 @@ import { kxKeyPair, randomBytes } from "./peer-crypto.ts";
 import type { PeerRecord } from "./peer-frames.ts";
 import { dialerHello, HANDSHAKE_NONCE_BYTES, type HandshakeFresh, type HandshakeSelf, type KnownPeer, listenerHandshake } from "./peer-handshake.ts";
 import { type LinkEnd, PeerLink } from "./peer-link.ts";
-import type { PeerAddress } from "./peers.ts";
+import type { PeerAddress } from "../../../shared/worker/peers.ts";
 
 /** How to start a transport; callbacks receive the sender's peer id. */
 export interface PeerTransportOptions {

@@ -3,7 +3,7 @@
  * (`a=did:key:z…@127.0.0.1:8790,b=…`). Apart from the transport so that parsing the command line
  * does not load it.
  */
-import { publicKeyFromDidKey } from "../../../shared/identity/did-key.ts";
+import { publicKeyFromDidKey } from "../identity/did-key.ts";
 
 /** A voter: its id in the cluster configuration, its node identity and its peer address. */
 export interface PeerAddress {
