@@ -27,6 +27,7 @@ import { createTenant } from "../workers/engine/tenants.ts";
 import { runQuery } from "../workers/gateway/reads/run-query.ts";
 import { distance } from "../workers/gateway/reads/vector-distance.ts";
 import { percentile, report } from "./lib.ts";
+import { seededRandom } from "../shared/random.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -115,16 +116,6 @@ query Nearest(v: Vector(dim=${DIM})) returns List<Near> pipe
 \`\`\`
 `;
 
-/** A deterministic pseudo-random source (xorshift32). */
-function random(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-}
 
 /** p50 in ms of `ours` and `base`, warmed up once each and then measured alternately (same cache, same load). */
 function compare(runs: number, ours: (i: number) => unknown, base: (i: number) => unknown): [number, number] {
@@ -159,7 +150,7 @@ try {
   if (!installed.ok) throw new Error(installed.error.message);
 
   // Load: direct inserts into the derived tables (the engine's write path is measured elsewhere).
-  const rnd = random(42);
+  const rnd = seededRandom(42);
   const categories = Array.from({ length: 1000 }, (_, i) => `c${i}`);
   let started = performance.now();
   const items = quote(tableName(schema, "Item"));

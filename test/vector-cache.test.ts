@@ -11,6 +11,7 @@ import { compileContract } from "../contracts/compile.ts";
 import { deriveTables, StateTable } from "../workers/engine/state-table.ts";
 import { runQuery } from "../workers/gateway/reads/run-query.ts";
 import { compareSubjects, setVectorCacheLimitMb, vectorCacheBytes, vectorCacheLimitMb, vectorCacheRankings } from "../workers/gateway/reads/vector-cache.ts";
+import { seededRandom } from "../shared/random.ts";
 
 const CONTRACT = `# Vectors
 \`\`\`charter
@@ -68,15 +69,6 @@ query NDot(v: Vector(dim=4), k: Int) returns List<Near> pipe
 \`\`\`
 `;
 
-function random(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-}
 
 it("orders subjects as SQLite does (code points of UTF-8)", () => {
   const db = new DatabaseSync(":memory:");
@@ -93,7 +85,7 @@ it("answers the rows and distances of the SQL path, also after later changes", (
   const db = new DatabaseSync(":memory:");
   deriveTables(db, schema);
   const table = new StateTable(db, schema, "P");
-  const rnd = random(7);
+  const rnd = seededRandom(7);
   const names = ["a", "b", "é", "\uFFFD", "\u{1D4B3}", "z", "\uE000"];
   const subject = (i: number) => `${names[i % names.length] as string}-${i % 13}`;
   const vector = () => (rnd() < 0.1 ? null : rnd() < 0.1 ? [0, 0, 0, 0] : Array.from({ length: 4 }, () => Math.floor(rnd() * 5) - 2 + (rnd() < 0.3 ? 0.25 : 0)));
@@ -140,7 +132,7 @@ it("loads a tenant of many subjects in chunks, exactly", () => {
   const db = new DatabaseSync(":memory:");
   deriveTables(db, schema);
   const table = new StateTable(db, schema, "P");
-  const rnd = random(11);
+  const rnd = seededRandom(11);
   db.exec("BEGIN");
   // More subjects than one chunk holds (2,048), some unset, some zero, and several whose byte order differs from UTF-16's.
   for (let i = 0; i < 5000; i++) {

@@ -8,6 +8,7 @@ import type { Expr, Type } from "../ast.ts";
 import { buildContract, E, T } from "./ast-builder.ts";
 import type { ActionSpec } from "./ast-builder.ts";
 import type { Contract } from "../ast.ts";
+import { seededRandom } from "../../shared/random.ts";
 
 const COLORS = ["Red", "Green", "Blue"];
 const Color = T.enum(...COLORS);
@@ -46,22 +47,11 @@ const INT_LITERALS = ["0", "1", "-1", "2", "7", "100", "3037000500", "4611686018
 const TEXT_LITERALS = ["", "a", "é", "😀", "ab", "zé"];
 const DATES = ["1970-01-01", "1969-12-31", "2000-02-29", "2026-11-21"];
 
-/** A small deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Gen {
   readonly r: () => number;
   constructor(seed: number) {
-    this.r = prng(seed);
+    this.r = seededRandom(seed);
   }
   int(n: number): number {
     return Math.floor(this.r() * n);

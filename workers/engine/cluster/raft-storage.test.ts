@@ -5,18 +5,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { applyPersist, EMPTY_STORAGE, type LogEntry, type PersistentState, type PersistRecord } from "../raft/index.ts";
 import { RaftStorage } from "./raft-storage.ts";
+import { seededRandom } from "../../../shared/random.ts";
 
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const lastOf = (s: PersistentState) => s.log.at(-1)?.index ?? s.snapshot.lastIndex;
 
@@ -49,7 +39,7 @@ test("raft.db holds what applyPersist computes, across reopenings and grouped wr
   try {
     for (let seed = 1; seed <= 30; seed++) {
       const path = join(dir, `raft-${seed}.db`);
-      const next = rng(seed);
+      const next = seededRandom(seed);
       let expected: PersistentState = EMPTY_STORAGE;
       let storage = new RaftStorage(path);
       assert.equal(storage.existed, false);

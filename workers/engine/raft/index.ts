@@ -15,7 +15,7 @@ export type { NodeState, RestoreOptions, Role } from "./node-state.ts";
 export { applyPersist, EMPTY_STORAGE } from "./persistent-state.ts";
 export type { PersistentState, PersistRecord, Snapshot } from "./persistent-state.ts";
 export { lastIndex, termAt, entryAt } from "./raft-log.ts";
-export { Random } from "./random.ts";
+export { Random } from "../../../shared/random.ts";
 export { status } from "./status.ts";
 export type { RaftStatus } from "./status.ts";
 export { step } from "./step.ts";

@@ -8,7 +8,7 @@ import { peersOf } from "./config.ts";
 import type { LogEntry } from "./log-entry.ts";
 import type { Message } from "./message.ts";
 import type { PersistentState, Snapshot } from "./persistent-state.ts";
-import { nextInt } from "./random.ts";
+import { nextInt } from "../../../shared/random.ts";
 
 /** A voter's role; a pre-candidate is still a follower to the world (it has not changed term). */
 export type Role = "follower" | "pre-candidate" | "candidate" | "leader";
