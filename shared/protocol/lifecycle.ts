@@ -5,11 +5,3 @@
 
 export type Lifecycle = "starting" | "running" | "draining" | "stopped" | "failed";
 
-/** Which transitions are legal; anything else is a bug in the worker runtime. */
-export const lifecycleNext: Record<Lifecycle, readonly Lifecycle[]> = {
-  starting: ["running", "draining", "failed"],
-  running: ["draining", "failed"],
-  draining: ["stopped", "failed"],
-  stopped: [],
-  failed: [],
-};
