@@ -41,6 +41,10 @@ async function keys(...k: string[]): Promise<void> {
     await sleep(30);
   }
 }
+/** Sends `k` in one send-keys, so the console reads them together, as a fast typist's keys. */
+function burst(...k: string[]): void {
+  tmux("send-keys", "-t", "tui", ...k);
+}
 /** Starts `charter tui --data DIR` in an 80×24 pane that stays after the console exits. */
 function startConsole(dataDir: string): void {
   spawnSync("tmux", ["-L", socket, "kill-session", "-t", "tui"]);
@@ -126,6 +130,14 @@ describe("charter tui under tmux", { skip }, () => {
     await keys("Escape");
     await shows(/^Activity: 3 commands, 2 refused, newest first; history to #3$/);
 
+    burst("3", "4", "5");
+    await shows(titles[4]![1]);
+    burst("4", "/", "outcome:refused", "Enter");
+    await shows(/^Activity: 2 commands, 2 refused, newest first; history to #3 \(filtered\)$/);
+    assert.ok(screen().some((l) => /· filter: outcome:refused ·/.test(l)), "the status line names the filter");
+    await keys("Escape");
+    await shows(/^Activity: 3 commands, 2 refused, newest first; history to #3$/);
+
     for (const [key, title] of titles) {
       await keys(key);
       await shows(title);
@@ -158,7 +170,7 @@ describe("charter tui under tmux", { skip }, () => {
       await keys(key);
       await shows(title);
     }
-    await keys("/", ..."outcome:refused".split(""), "Enter", "Down", "PageDown", "Home");
+    burst("/", "outcome:refused", "Enter", "Down", "PageDown", "Home");
     await shows(/^Activity: 2 commands, 2 refused, newest first; history to #3 \(filtered\)$/);
     assert.ok(screen().some((l) => /· filter: outcome:refused ·/.test(l)), "the status line names the filter");
     assert.equal(await quit(), 0);

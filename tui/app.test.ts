@@ -93,6 +93,35 @@ test("`/` filters the Activity in the store; Esc clears it", async () => {
   r.unmount();
 });
 
+test("keys read together in one chunk each count, in order", async () => {
+  const { r, shows, screen } = app({ columns: 80, rows: 10 });
+  r.stdin.write("345");
+  await shows(/^Logs: 6 of the last 6 lines/, "3 4 5 in one chunk ends on Logs");
+  r.stdin.write("4\u001b[B\u001b[B");
+  await shows(/rows 3-7 of 10/, "4 then two Down arrows in one chunk scroll the Activity");
+  r.stdin.write("/outcome:refused\r");
+  await shows(/^Activity: 3 commands, 3 refused, newest first; history to #6 \(filtered\)$/, "a filter and Enter in one chunk apply it");
+  assert.ok(screen().some((l) => /· filter: outcome:refused ·/.test(l)));
+  r.stdin.write("\u001b[Z\t\t/words\u001b");
+  await shows(/^Logs: 6 of the last 6 lines/, "Shift+Tab, Tab, Tab in one chunk end on Logs");
+  assert.ok(!screen().some((l) => /filter: words/.test(l)), "Esc in the same chunk cancels the typed filter");
+  r.stdin.write("4\u001b");
+  await shows(/^Activity: 6 commands, 3 refused, newest first; history to #6$/, "4 then Esc in one chunk clear the Activity's filter");
+  r.stdin.write("2q");
+  await waitFor("2q in one chunk to quit", () => (r.stdin.listenerCount("readable") === 0 ? true : undefined), 2000);
+});
+
+test("a paste is typed into the filter, never read as keys", async () => {
+  const { r, press, shows, screen } = app();
+  r.stdin.write("\u001b[200~3q\u001b[201~");
+  await press("2");
+  await shows(/^Installed contracts: 4 shown/, "the pasted 3 and q did nothing");
+  r.stdin.write("/\u001b[200~status:retired\r\u001b[201~\r");
+  await shows(/^Installed contracts: 1 shown/);
+  assert.ok(screen().some((l) => /· filter: status:retired ·/.test(l)), `the line break pasted did not apply the filter early:\n${screen().join("\n")}`);
+  r.unmount();
+});
+
 test("arrows, PgUp/PgDn, Home/End scroll; a log tail scrolls back from its newest line", async () => {
   const { r, press, shows } = app({ columns: 80, rows: 10 });
   await press("4");

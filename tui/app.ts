@@ -2,10 +2,14 @@
  * @module The console's shell: a tab bar of the six views, the current view in the space left, a
  * status line (where the `/` filter is typed) and a help line with the keys. Keyboard only: 1–6
  * and Tab/Shift+Tab switch views, arrows, PgUp/PgDn, Home/End scroll, `/` filters (Enter applies,
- * Esc cancels; Esc clears an applied filter), `q` quits. Sized to the terminal and redrawn on resize.
+ * Esc cancels; Esc clears an applied filter), `q` quits. Keys read together count one by one, in
+ * order; pasted text only ever goes into the filter being typed. Sized to the terminal and redrawn
+ * on resize.
  */
-import { Box, Text, useApp, useInput, useWindowSize } from "ink";
-import { createElement as h, type ReactElement, useEffect, useState } from "react";
+import { Box, Text, useApp, useInput, usePaste, useWindowSize } from "ink";
+import { createElement as h, type ReactElement, useEffect, useRef, useState } from "react";
+import { type ConsoleKey, keysOf } from "./console-keys.ts";
+import { initialConsoleState, type ScrollBounds, step } from "./console-state.ts";
 import { type Filter, parseFilter } from "./filter.ts";
 import { cell } from "./format.ts";
 import type { Snapshot, SnapshotSource } from "./snapshot.ts";
@@ -51,52 +55,40 @@ export function App(props: AppProps): ReactElement {
   const rows = Math.max(6, props.size?.rows ?? terminal.rows);
   const { exit } = useApp();
   const [snapshot, setSnapshot] = useState<Snapshot>(() => source.current());
-  const [view, setView] = useState(0);
-  const [scrolls, setScrolls] = useState<number[]>(() => views.map(() => 0));
   // Activity's filter lives in the source (it filters in SQL): start from the one it reads with.
-  const [filters, setFilters] = useState<string[]>(() => views.map((_, i) => (i === ACTIVITY ? source.current().activityFilter.text : "")));
-  const [editing, setEditing] = useState<string | null>(null);
+  const [state, setState] = useState(() => initialConsoleState(views.length, views.map((_, i) => (i === ACTIVITY ? source.current().activityFilter.text : ""))));
+  // Keys read together all arrive before React draws again: each must see the state the one
+  // before it left, which is kept here rather than in the last render's closure.
+  const latest = useRef(state);
   useEffect(() => source.subscribe(setSnapshot), [source]);
 
   const bodyHeight = rows - 3;
+  const { view, filters, editing } = state;
   const entry = views[view] as ViewEntry;
   const filter = parseFilter(filters[view] ?? "");
   const model = entry.model(snapshot, filter, columns, glyphs);
-  const limit = maxScroll(model, bodyHeight);
-  const scroll = Math.min(scrolls[view] ?? 0, limit);
+  const scroll = Math.min(state.scrolls[view] ?? 0, maxScroll(model, bodyHeight));
 
-  const applyFilter = (text: string) => {
-    setFilters((f) => f.map((v, i) => (i === view ? text : v)));
-    setScrolls((s) => s.map((v, i) => (i === view ? 0 : v)));
-    if (view === ACTIVITY) source.setActivityFilter(parseFilter(text));
+  const measure = (v: number, text: string): ScrollBounds => {
+    const m = (views[v] as ViewEntry).model(snapshot, parseFilter(text), columns, glyphs);
+    return { tail: m.tail === true, limit: maxScroll(m, bodyHeight), page: pageSize(m, bodyHeight) };
   };
-  const scrollTo = (value: number) => setScrolls((s) => s.map((v, i) => (i === view ? Math.min(Math.max(0, value), limit) : v)));
-
-  useInput((input, key) => {
-    if (editing !== null) {
-      if (key.return) {
-        applyFilter(editing);
-        setEditing(null);
-      } else if (key.escape) setEditing(null);
-      else if (key.backspace || key.delete) setEditing(editing.slice(0, -1));
-      else if (!key.ctrl && !key.meta && !key.tab && input !== "" && [...input].every((ch) => ch >= " ")) setEditing(editing + input);
-      return;
+  const press = (keys: readonly ConsoleKey[]) => {
+    for (const key of keys) {
+      const next = step(latest.current, key, measure);
+      latest.current = next.state;
+      for (const effect of next.effects) {
+        if (effect.type === "quit") {
+          exit();
+          return;
+        }
+        if (effect.view === ACTIVITY) source.setActivityFilter(parseFilter(effect.text));
+      }
     }
-    // A log tail counts its scroll from the bottom: "up" goes further back.
-    const up = model.tail ? 1 : -1;
-    const page = pageSize(model, bodyHeight);
-    if (input === "q") exit();
-    else if (input >= "1" && input <= String(views.length) && input.length === 1) setView(Number(input) - 1);
-    else if (key.tab) setView((v) => (v + (key.shift ? views.length - 1 : 1)) % views.length);
-    else if (input === "/") setEditing(filters[view] ?? "");
-    else if (key.escape && (filters[view] ?? "") !== "") applyFilter("");
-    else if (key.upArrow) scrollTo(scroll + up);
-    else if (key.downArrow) scrollTo(scroll - up);
-    else if (key.pageUp) scrollTo(scroll + up * page);
-    else if (key.pageDown) scrollTo(scroll - up * page);
-    else if (key.home) scrollTo(model.tail ? limit : 0);
-    else if (key.end) scrollTo(model.tail ? 0 : limit);
-  });
+    setState(latest.current);
+  };
+  useInput((input, key) => press(keysOf(input, key)));
+  usePaste((text) => press([{ kind: "paste", text }]));
 
   const tabs = views.map((v, i) => h(Text, { key: v.name, inverse: i === view, bold: i === view }, ` ${i + 1} ${v.name} `));
   const [first, end] = visibleRange(model, bodyHeight, scroll);
