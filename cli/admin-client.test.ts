@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -20,5 +20,17 @@ test("offline, a voter's data directory refuses changes (they must go through th
     assert.deepEqual(list.ok && list.value.map((t) => t.handle), ["acme"]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("told not to create it, a missing data directory is the answer no_data_dir, and it stays missing", async () => {
+  const root = mkdtempSync(join(tmpdir(), "charter-admin-missing-"));
+  try {
+    const dir = join(root, "data");
+    const result = await runAdmin(dir, "tenant-list", {}, { create: false });
+    assert.deepEqual(result, { ok: false, error: { code: "no_data_dir", message: `no Charter data directory at ${dir} (use --data or CHARTER_DATA)` } });
+    assert.equal(existsSync(dir), false);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 });

@@ -4,6 +4,7 @@
  * the directory's lock themselves and run the same admin operation on the store
  * (workers/engine/offline-admin.ts) and let go. Either way the answer is the same value.
  */
+import { existsSync } from "node:fs";
 import { ChannelError } from "../shared/channel/messages.ts";
 import { connectChannel } from "../shared/channel/socket.ts";
 import { DataDirError, prepareDataDir } from "../shared/data-dir.ts";
@@ -11,17 +12,29 @@ import type { AdminRequests, AdminRequestType } from "../shared/protocol/admin.t
 import { dataPaths } from "../shared/worker/config.ts";
 import { DataLock, LockHeldError } from "../shared/store/lock.ts";
 import { runAdminOffline } from "../workers/engine/offline-admin.ts";
+import { noDataDirMessage } from "./options.ts";
 
 type Response<K extends AdminRequestType> = AdminRequests[K]["response"];
 
 /** How long to wait for a starting node's admin socket to appear. */
 const CONNECT_RETRY_MS = 5000;
 
+export interface AdminOptions {
+  /**
+   * Create `dataDir` when it is missing (default true): for a caller about to start a node on it,
+   * as the Workbench does. The operator commands pass false: run from the wrong folder, they must
+   * say so (`no_data_dir`) rather than answer from, or write to, a new empty directory.
+   */
+  readonly create?: boolean;
+}
+
 /** Performs one admin operation on the data directory `dataDir`, through a live node or offline. */
-export async function runAdmin<K extends AdminRequestType>(dataDir: string, type: K, body: AdminRequests[K]["request"]): Promise<Response<K>> {
+export async function runAdmin<K extends AdminRequestType>(dataDir: string, type: K, body: AdminRequests[K]["request"], options: AdminOptions = {}): Promise<Response<K>> {
   const paths = dataPaths(dataDir);
+  if (options.create === false && !existsSync(dataDir)) return failure("no_data_dir", noDataDirMessage(dataDir));
   try {
-    // The same checks as a starting node: a private directory, tightened with a warning if it was not.
+    // The same checks as a starting node: a private directory, tightened with a warning if it was
+    // not, and no symbolic links inside it.
     for (const warning of prepareDataDir(dataDir)) process.stderr.write(`charter: warning: ${warning}\n`);
   } catch (error) {
     if (error instanceof DataDirError) return failure(error.code, error.message);

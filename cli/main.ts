@@ -24,6 +24,8 @@ const commands: Record<string, Command> = {
   tenant: { summary: "create tenants; manage owners, members and delegations; show and list them", load: () => import("./commands/tenant.ts") },
   install: { summary: "compile a contract and install it for a tenant (--tenant T); prints the artifact id", load: () => import("./commands/install.ts") },
   contracts: { summary: "list installed contracts (contracts list [--tenant T])", load: () => import("./commands/contracts.ts") },
+  command: { summary: "sign a command with a key file and send it to a node (--tenant T --key FILE --args JSON); prints the receipt", load: () => import("./commands/command.ts") },
+  verify: { summary: "check a receipt's signature against a node's identity (--node URL) or a did:key (--did)", load: () => import("./commands/verify.ts") },
   tui: { summary: "the server console: overview, contracts, tenants, activity, logs, connectivity (read-only)", load: () => import("./commands/tui.ts") },
 };
 

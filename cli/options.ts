@@ -1,7 +1,9 @@
 /**
- * @module Options shared by the commands that run a process tree (`node`, `serve`): parsing them,
- * and the one-line usage errors they produce.
+ * @module Options shared by the commands: those of a process tree (`node`, `serve`), parsed with
+ * their one-line usage errors; the data directory every command that takes `--data` works on; the
+ * node's URL that the client commands (`command`, `verify`) talk to.
  */
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { type PeerAddress, parsePeers } from "../shared/worker/peers.ts";
@@ -52,6 +54,35 @@ export function parseListen(text: string, flag = "listen", example = DEFAULT_LIS
 /** The data directory: `--data`, else `$CHARTER_DATA`, else `./data`. */
 export function dataDirFrom(flag: string | undefined): string {
   return resolve(flag ?? process.env.CHARTER_DATA ?? "data");
+}
+
+/** What a command that needs an existing data directory says when there is none at `dir`. */
+export function noDataDirMessage(dir: string): string {
+  return `no Charter data directory at ${dir} (use --data or CHARTER_DATA)`;
+}
+
+/**
+ * The data directory (as `dataDirFrom`) when it exists; otherwise prints the one line saying so and
+ * answers null. Only `node`, `serve` and `identity` create a data directory: any other command run
+ * from the wrong folder would otherwise answer from, or write to, a new empty one.
+ */
+export function existingDataDir(flag: string | undefined): string | null {
+  const dir = dataDirFrom(flag);
+  if (existsSync(dir)) return dir;
+  process.stderr.write(`${noDataDirMessage(dir)}\n`);
+  return null;
+}
+
+/** The node the client commands talk to when neither `--url` nor `$CHARTER_URL` names one. */
+export const DEFAULT_URL = `http://${DEFAULT_LISTEN}`;
+
+/** The node's base URL: `--FLAG`, else `$CHARTER_URL`, else DEFAULT_URL; without a trailing slash. */
+export function nodeUrlFrom(flag: string | undefined, name = "url"): string {
+  const text = flag ?? process.env.CHARTER_URL ?? DEFAULT_URL;
+  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
+    throw new UsageError(`${flag === undefined ? "CHARTER_URL" : `--${name}`} expects a URL such as ${DEFAULT_URL}, got '${text}'`);
+  }
+  return text.replace(/\/+$/, "");
 }
 
 export function parseTreeOptions(args: string[]): TreeOptions {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
@@ -82,6 +82,8 @@ describe("charter tenant, install and contracts", () => {
   it("work offline on a stopped data directory, under its lock", async () => {
     const dir = tempDataDir();
     dirs.push(dir);
+    // The operator commands need the directory to exist (only node, serve and identity create one).
+    mkdirSync(join(dir, "data"), { mode: 0o700 });
     offline = await session(join(dir, "data"));
     assert.throws(() => statSync(join(dir, "data", "charter.lock")), "the lock is released afterwards");
     assert.equal(statSync(join(dir, "data", "keys", "tenant-acme.jwk")).mode & 0o777, 0o600);
@@ -110,7 +112,7 @@ describe("charter tenant, install and contracts", () => {
     dirs.push(dir);
     const broken = join(dir, "broken.charter.md");
     writeFileSync(broken, readFileSync(shipping, "utf8").replace("units > 0", 'units > "zero"'));
-    const r = await charter(["install", broken, "--tenant", "acme", "--data", join(dir, "data")]);
+    const r = await charter(["install", broken, "--tenant", "acme", "--data", dir]);
     assert.equal(r.code, 1);
     assert.equal(r.stdout, "");
     assert.match(r.stderr, /^.*broken\.charter\.md: type error: .* at line 30:7\n$/);

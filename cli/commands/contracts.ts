@@ -3,7 +3,7 @@
  * namespace; `charter contracts retire|restore NAMESPACE --tenant T`: stop and resume serving one.
  */
 import { runAdmin } from "../admin-client.ts";
-import { dataDirFrom } from "../options.ts";
+import { existingDataDir } from "../options.ts";
 import { json, parse, report, usageError } from "./admin-command.ts";
 import { formatContracts } from "./tenant-format.ts";
 
@@ -17,7 +17,7 @@ restore  serve the most recently retired version again
 
   --tenant TENANT  only this tenant's
   --json           print them as JSON
-  --data DIR       data directory (default: $CHARTER_DATA, else ./data)
+  --data DIR       data directory (default: $CHARTER_DATA, else ./data); it must exist
 `;
 
 export default async function contracts(args: string[]): Promise<number> {
@@ -32,13 +32,17 @@ export default async function contracts(args: string[]): Promise<number> {
     const tenant = q.values.tenant as string | undefined;
     if (tenant === undefined) return usageError(`contracts ${sub}`, "--tenant is required");
     const namespace = q.positionals[0] as string;
-    const result = await runAdmin(dataDirFrom(q.values.data as string | undefined), sub === "retire" ? "contract-retire" : "contract-restore", { tenant, namespace });
+    const dataDir = existingDataDir(q.values.data as string | undefined);
+    if (dataDir === null) return 1;
+    const result = await runAdmin(dataDir, sub === "retire" ? "contract-retire" : "contract-restore", { tenant, namespace }, { create: false });
     return report(`contracts ${sub}`, result, (r) => `${sub === "retire" ? "retired" : "restored"} ${namespace} (${r.artifact}) for ${tenant}\n`);
   }
   if (sub !== "list") return usageError("contracts", sub === undefined ? "expected a subcommand: list, retire or restore" : `unknown subcommand '${sub}'`);
   const p = parse("contracts list", rest, { tenant: { type: "string" }, json: { type: "boolean" } }, 0, HELP);
   if (typeof p === "number") return p;
   const tenant = p.values.tenant as string | undefined;
-  const result = await runAdmin(dataDirFrom(p.values.data as string | undefined), "contracts-list", tenant === undefined ? {} : { tenant });
+  const dataDir = existingDataDir(p.values.data as string | undefined);
+  if (dataDir === null) return 1;
+  const result = await runAdmin(dataDir, "contracts-list", tenant === undefined ? {} : { tenant }, { create: false });
   return report("contracts list", result, (rows) => (p.values.json === true ? json(rows) : formatContracts(rows)));
 }

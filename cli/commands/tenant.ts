@@ -3,11 +3,14 @@
  * and list them. Through the running node's admin socket, or on the store itself when none runs.
  */
 import { runAdmin } from "../admin-client.ts";
-import { dataDirFrom } from "../options.ts";
+import { existingDataDir } from "../options.ts";
 import { json, parse, report, usageError } from "./admin-command.ts";
 import { formatTenant, formatTenantList } from "./tenant-format.ts";
 
-const DATA = "  --data DIR  data directory (default: $CHARTER_DATA, else ./data)";
+const DATA = "  --data DIR  data directory (default: $CHARTER_DATA, else ./data); it must exist";
+
+/** The data directory must exist: `charter node`, `serve` or `identity` creates it. */
+const OPERATOR = { create: false } as const;
 
 const HELP = [
   "Usage: charter tenant <subcommand> [options]",
@@ -35,7 +38,9 @@ const create: Sub = async (args) => {
   if (typeof p === "number") return p;
   const owners = (p.values.owner as string[] | undefined) ?? [];
   if (owners.length === 0) return usageError("tenant create", "at least one --owner did:key:… is required");
-  const result = await runAdmin(dataDirFrom(p.values.data as string | undefined), "tenant-create", { handle: p.positionals[0] as string, owners, by: null });
+  const dataDir = existingDataDir(p.values.data as string | undefined);
+  if (dataDir === null) return 1;
+  const result = await runAdmin(dataDir, "tenant-create", { handle: p.positionals[0] as string, owners, by: null }, OPERATOR);
   return report("tenant create", result, (t) => `${t.did}\n`);
 };
 
@@ -48,12 +53,13 @@ function role(which: "member" | "owner"): Sub {
     const p = parse(name, args, {}, 2, usage);
     if (typeof p === "number") return p;
     const [tenant, did] = p.positionals as [string, string];
-    const dataDir = dataDirFrom(p.values.data as string | undefined);
+    const dataDir = existingDataDir(p.values.data as string | undefined);
+    if (dataDir === null) return 1;
     if (action === "add") {
-      const result = await runAdmin(dataDir, which === "member" ? "tenant-member-add" : "tenant-owner-add", { tenant, did });
+      const result = await runAdmin(dataDir, which === "member" ? "tenant-member-add" : "tenant-owner-add", { tenant, did }, OPERATOR);
       return report(name, result, (r) => (r.added ? `${did} is now ${which === "owner" ? "an owner" : "a member"} of ${tenant}\n` : `${did} already was ${which === "owner" ? "an owner" : "a member"} of ${tenant}\n`));
     }
-    const result = await runAdmin(dataDir, which === "member" ? "tenant-member-remove" : "tenant-owner-remove", { tenant, did });
+    const result = await runAdmin(dataDir, which === "member" ? "tenant-member-remove" : "tenant-owner-remove", { tenant, did }, OPERATOR);
     return report(name, result, (r) => (r.removed ? `${did} is no longer ${which === "owner" ? "an owner" : "a member"} of ${tenant}\n` : `${did} was not ${which === "owner" ? "an owner" : "a member"} of ${tenant}\n`));
   };
 }
@@ -69,21 +75,27 @@ const delegateCommand: Sub = async (args) => {
   if (scope === undefined) return usageError("tenant delegate", "--scope SCOPE is required");
   const [tenant, did] = p.positionals as [string, string];
   const until = p.values.until as string | undefined;
-  const result = await runAdmin(dataDirFrom(p.values.data as string | undefined), "tenant-delegate", { tenant, did, scope, ...(until === undefined ? {} : { until }) });
+  const dataDir = existingDataDir(p.values.data as string | undefined);
+  if (dataDir === null) return 1;
+  const result = await runAdmin(dataDir, "tenant-delegate", { tenant, did, scope, ...(until === undefined ? {} : { until }) }, OPERATOR);
   return report("tenant delegate", result, (d) => `${d.did} holds '${d.scope}' in ${tenant} ${d.until === null ? "with no end" : `until ${d.until}`}\n`);
 };
 
 const show: Sub = async (args) => {
   const p = parse("tenant show", args, { json: { type: "boolean" } }, 1, help("show TENANT [--json] [--data DIR]", "Shows a tenant: identity, owners, members, delegations and installed namespaces.", ["  --json      print it as JSON"]));
   if (typeof p === "number") return p;
-  const result = await runAdmin(dataDirFrom(p.values.data as string | undefined), "tenant-describe", { tenant: p.positionals[0] as string });
+  const dataDir = existingDataDir(p.values.data as string | undefined);
+  if (dataDir === null) return 1;
+  const result = await runAdmin(dataDir, "tenant-describe", { tenant: p.positionals[0] as string }, OPERATOR);
   return report("tenant show", result, (t) => (p.values.json === true ? json(t) : formatTenant(t, Date.now())));
 };
 
 const list: Sub = async (args) => {
   const p = parse("tenant list", args, { json: { type: "boolean" } }, 0, help("list [--json] [--data DIR]", "Lists every tenant with its counts of owners, members and installed namespaces.", ["  --json      print them as JSON"]));
   if (typeof p === "number") return p;
-  const result = await runAdmin(dataDirFrom(p.values.data as string | undefined), "tenant-list", {});
+  const dataDir = existingDataDir(p.values.data as string | undefined);
+  if (dataDir === null) return 1;
+  const result = await runAdmin(dataDir, "tenant-list", {}, OPERATOR);
   return report("tenant list", result, (ts) => (p.values.json === true ? json(ts) : formatTenantList(ts)));
 };
 

@@ -2,9 +2,9 @@
  * @module `charter tui [--data DIR] [--url URL] [--ascii]`: the server console. Parses its options
  * here and imports the console (and with it ink and React) only now, so no other command pays for it.
  */
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { dataDirFrom } from "../options.ts";
+import { existingDataDir } from "../options.ts";
 
 const usage = [
   "Usage: charter tui [--data DIR] [--url URL] [--ascii]",
@@ -36,9 +36,10 @@ export default async function tui(args: string[]): Promise<number> {
     process.stdout.write(usage);
     return 0;
   }
-  const dataDir = dataDirFrom(values.data);
-  if (!existsSync(dataDir) || !statSync(dataDir).isDirectory()) {
-    process.stderr.write(`charter tui: no data directory at ${dataDir}\n`);
+  const dataDir = existingDataDir(values.data);
+  if (dataDir === null) return 1;
+  if (!statSync(dataDir).isDirectory()) {
+    process.stderr.write(`charter tui: ${dataDir} is not a directory\n`);
     return 1;
   }
   if (values.url !== undefined && !URL.canParse(values.url)) {
