@@ -1,16 +1,19 @@
 /**
  * @module Compiling in a short-lived child process (contracts/compile-child.ts), for long-lived
  * workers that must not load binaryen themselves. At most `MAX_CHILDREN` compile at once (each
- * costs ~110 MB); later calls wait their turn.
+ * costs ~110 MB); later calls wait their turn. A child that runs past its deadline is stopped (and
+ * killed if it lingers); one that crashes is reported by its error's line, not its stack.
  */
-import { spawn } from "node:child_process";
-import type { CheckOptions, CollectionInfo } from "./check/check-contract.ts";
 import { fileURLToPath } from "node:url";
+import { runNodeChild } from "../shared/node-child.ts";
 import type { CompileOutcome } from "./artifact-wire.ts";
+import type { CheckOptions, CollectionInfo } from "./check/check-contract.ts";
 
 const CHILD = fileURLToPath(new URL("./compile-child.ts", import.meta.url));
 const MAX_CHILDREN = 2;
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** A compiler told to stop at its deadline is killed if it is still running this much later. */
+const KILL_AFTER_MS = 2_000;
 
 /** The child could not answer: it crashed, printed nonsense, or ran out of time. A bug or an overload, not the user's mistake. */
 export class CompileChildError extends Error {
@@ -39,33 +42,13 @@ export async function compileInChild(
   }
 }
 
-function runChild(input: string, timeoutMs: number): Promise<CompileOutcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD], { stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    let err = "";
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGKILL");
-    }, timeoutMs);
-    child.stdout.on("data", (d: Buffer) => out.push(d));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.stdin.on("error", () => {}); // the child may exit before reading everything; its exit says why
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(new CompileChildError(`cannot start the compiler: ${error.message}`));
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      if (timedOut) return reject(new CompileChildError(`compiling took longer than ${timeoutMs} ms`, true));
-      if (code !== 0) return reject(new CompileChildError(`the compiler exited with ${signal ?? code}: ${err.trim().slice(0, 2000)}`));
-      try {
-        resolve(JSON.parse(Buffer.concat(out).toString("utf8")) as CompileOutcome);
-      } catch {
-        reject(new CompileChildError("the compiler's output is not JSON"));
-      }
-    });
-    child.stdin.end(input);
-  });
+async function runChild(input: string, timeoutMs: number): Promise<CompileOutcome> {
+  const outcome = await runNodeChild(CHILD, { input, timeoutMs, killAfterMs: KILL_AFTER_MS });
+  if (!outcome.ok && outcome.timedOut) throw new CompileChildError(`compiling took longer than ${timeoutMs} ms`, true);
+  if (!outcome.ok) throw new CompileChildError(`the compiler ${outcome.error}`);
+  try {
+    return JSON.parse(outcome.stdout) as CompileOutcome;
+  } catch {
+    throw new CompileChildError("the compiler's output is not JSON");
+  }
 }

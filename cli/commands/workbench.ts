@@ -1,11 +1,11 @@
 /**
  * @module `charter workbench FILE --steps STEPS.json [--json] [--step-timeout MS]`: tries a contract
- * and a list of steps on a throwaway node (ops/workbench) and prints each step's new state or
+ * and a list of steps on a throwaway node (cli/workbench) and prints each step's new state or
  * refusal. Real data directories are never touched.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { StepReport, WorkbenchStep } from "../../ops/workbench/run-workbench.ts";
+import type { StepReport, WorkbenchStep } from "../workbench/run-workbench.ts";
 import { readContractFile } from "./contract-file.ts";
 
 const HELP = `Usage: charter workbench FILE --steps STEPS.json [--json] [--step-timeout MS]
@@ -42,7 +42,8 @@ export function parseSteps(text: string): WorkbenchStep[] | string {
   return steps as WorkbenchStep[];
 }
 
-function describe(r: StepReport): string {
+/** One step's report as the one line the Workbench prints for it. */
+export function describeStep(r: StepReport): string {
   const head = `${r.step}. ${r.action} ${r.subject} by ${r.signer} (pid ${r.pid ?? "-"}): ${r.outcome}`;
   switch (r.outcome) {
     case "accepted":
@@ -98,8 +99,8 @@ export default async function workbench(args: string[]): Promise<number> {
     process.stderr.write(`charter workbench: ${values.steps}: ${steps}\n`);
     return 2;
   }
-  const { runWorkbench } = await import("../../ops/workbench/run-workbench.ts");
-  const result = await runWorkbench({ source, steps, stepTimeoutMs: timeout, onStep: values.json ? undefined : (r) => process.stdout.write(`${describe(r)}\n`) });
+  const { runWorkbench } = await import("../workbench/run-workbench.ts");
+  const result = await runWorkbench({ source, steps, stepTimeoutMs: timeout, onStep: values.json ? undefined : (r) => process.stdout.write(`${describeStep(r)}\n`) });
   if (!result.ok) {
     for (const line of result.printed) process.stderr.write(`${file}: ${line}\n`);
     return 1;

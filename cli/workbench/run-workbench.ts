@@ -3,43 +3,32 @@
  * compiles the contract, starts a throwaway node in a temporary directory, installs the contract
  * for a throwaway tenant whose identities it creates, runs each step in a separate process against
  * that node, and reports each step's new state or refusal. The node and its directory are removed
- * afterwards, also when interrupted. A step that hangs is killed after a limit and reported so.
+ * afterwards, also when interrupted. A step that hangs is stopped after a limit (and killed if it
+ * lingers) and reported so; one whose process fails is reported in one line.
  *
  * Signers are named in the steps (default `alice`): the one named `owner` owns the tenant, every
  * other name is a member.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runAdmin } from "../../cli/admin-client.ts";
+import { execaNode, type ResultPromise } from "execa";
+import { runAdmin } from "../admin-client.ts";
 import { artifactWire, type LocatedError, locatedErrors } from "../../contracts/artifact-wire.ts";
 import { compileContract } from "../../contracts/compile.ts";
 import { generateKeyPair, type KeyPair, saveKeyFile } from "../../shared/identity/index.ts";
 import { makeDirsSync } from "../../shared/make-dirs.ts";
+import { runNodeChild } from "../../shared/node-child.ts";
+import { type StepReport, stepReport } from "./step-report.ts";
+
+export type { StepReport } from "./step-report.ts";
 
 export interface WorkbenchStep {
   readonly action: string;
   readonly subject: string;
   readonly args?: Record<string, unknown>;
   readonly signer?: string;
-}
-
-export interface StepReport {
-  readonly step: number;
-  readonly action: string;
-  readonly subject: string;
-  readonly signer: string;
-  readonly pid: number | null;
-  readonly outcome: "accepted" | "refused" | "rejected" | "timeout" | "failed";
-  /** The subject's public state after the step (accepted or refused). */
-  readonly state?: Record<string, unknown>;
-  /** Why a command was refused (the receipt's reason). */
-  readonly reason?: unknown;
-  /** A command that was not accepted as a command at all: its problem document. */
-  readonly problem?: unknown;
-  readonly error?: string;
 }
 
 export type WorkbenchResult =
@@ -49,17 +38,24 @@ export type WorkbenchResult =
 const TENANT = "workbench";
 const bin = fileURLToPath(new URL("../../bin/charter.js", import.meta.url));
 const stepScript = fileURLToPath(new URL("./step.ts", import.meta.url));
+/** A step told to stop at its limit is killed if it is still running this much later. */
+const STEP_KILL_AFTER_MS = 2_000;
+/** The throwaway node gets this long to shut down on SIGTERM before it is killed. */
+const NODE_KILL_AFTER_MS = 10_000;
+
+type NodeProcess = ResultPromise<{ stdin: "ignore"; buffer: false; reject: false }>;
 
 export async function runWorkbench(options: { source: string; steps: readonly WorkbenchStep[]; stepTimeoutMs?: number; onStep?: (r: StepReport) => void }): Promise<WorkbenchResult> {
   const compiled = compileContract(options.source);
   if (compiled.artifact === undefined) return locatedErrors(options.source, compiled.diagnostics);
   const artifact = compiled.artifact;
   const dir = mkdtempSync(join(tmpdir(), "charter-workbench-"));
-  let node: ChildProcess | null = null;
-  const children = new Set<ChildProcess>();
+  let node: NodeProcess | null = null;
+  // Stops a running step; the node is told to stop at the same time.
+  const stop = new AbortController();
   const cleanup = () => {
-    for (const c of children) c.kill("SIGKILL");
-    node?.kill("SIGTERM");
+    stop.abort();
+    node?.kill();
   };
   const onSignal = () => {
     cleanup();
@@ -83,18 +79,20 @@ export async function runWorkbench(options: { source: string; steps: readonly Wo
     for (const [name, key] of keys) if (name !== "owner") await admin(runAdmin(data, "tenant-member-add", { tenant: TENANT, did: key.did }));
     await admin(runAdmin(data, "install", { tenant: TENANT, artifact: artifactWire(artifact, options.source), by: owner.did }));
 
-    node = spawn(process.execPath, [bin, "serve", "--data", data, "--listen", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "pipe"] });
+    node = execaNode(bin, ["serve", "--data", data, "--listen", "127.0.0.1:0"], {
+      nodePath: process.execPath, nodeOptions: [], ipc: false, stdin: "ignore", buffer: false, reject: false, forceKillAfterDelay: NODE_KILL_AFTER_MS,
+    });
     const url = await urlOf(node);
     const reports: StepReport[] = [];
     for (const [i, step] of options.steps.entries()) {
-      const report = await runStep(i + 1, step, { url, dir, namespace: artifact.schema.namespace, timeoutMs: options.stepTimeoutMs ?? 30_000, children });
+      const report = await runStep(i + 1, step, { url, dir, namespace: artifact.schema.namespace, timeoutMs: options.stepTimeoutMs ?? 30_000, stop: stop.signal });
       reports.push(report);
       options.onStep?.(report);
     }
     return { ok: true, artifact: artifact.id, namespace: artifact.schema.namespace, steps: reports };
   } finally {
     cleanup();
-    if (node !== null && node.exitCode === null) await new Promise((r) => node?.once("exit", r));
+    if (node !== null) await node;
     rmSync(dir, { recursive: true, force: true });
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
@@ -107,56 +105,34 @@ async function admin<T>(answer: Promise<{ ok: true; value: T } | { ok: false; er
   return r.value;
 }
 
-function urlOf(node: ChildProcess): Promise<string> {
+/** The node's URL, from the line it prints once it serves. */
+function urlOf(node: NodeProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = "";
     let err = "";
-    node.stdout?.on("data", (d: Buffer) => {
+    node.stdout.on("data", (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m?.[1]) resolve(m[1]);
     });
-    node.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-    node.once("exit", (code) => reject(new Error(`the throwaway node exited (${code}) before it served:\n${err}`)));
+    node.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    void node.then((ended) => reject(new Error(`the throwaway node exited (${ended.signal ?? ended.exitCode}) before it served:\n${err}`)));
   });
 }
 
-function runStep(
+async function runStep(
   index: number,
   step: WorkbenchStep,
-  ctx: { url: string; dir: string; namespace: string; timeoutMs: number; children: Set<ChildProcess> },
+  ctx: { url: string; dir: string; namespace: string; timeoutMs: number; stop: AbortSignal },
 ): Promise<StepReport> {
   const signer = step.signer ?? "alice";
-  const base = { step: index, action: step.action, subject: step.subject, signer };
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", stepScript], { stdio: ["pipe", "pipe", "pipe"] });
-    ctx.children.add(child);
-    let out = "";
-    let err = "";
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGKILL");
-    }, ctx.timeoutMs);
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      ctx.children.delete(child);
-      const pid = child.pid ?? null;
-      if (timedOut) return resolve({ ...base, pid, outcome: "timeout", error: `no answer within ${ctx.timeoutMs} ms; the step was killed` });
-      if (code !== 0) return resolve({ ...base, pid, outcome: "failed", error: err.trim().split("\n").at(-1) ?? `exit ${code}` });
-      const { status, body } = JSON.parse(out) as { status: number; body: { receipt?: { outcome: "accepted" | "refused"; state: Record<string, unknown>; reason: unknown } } };
-      const receipt = body.receipt;
-      if (receipt === undefined) return resolve({ ...base, pid, outcome: "rejected", problem: body });
-      resolve({ ...base, pid, outcome: receipt.outcome, state: receipt.state, ...(status === 422 ? { reason: receipt.reason } : {}) });
-    });
-    child.stdin.end(
-      JSON.stringify({
-        url: ctx.url,
-        keyFile: join(ctx.dir, "signers", `${signer}.jwk`),
-        command: { tenant: TENANT, namespace: ctx.namespace, action: step.action, subject: step.subject, args: step.args ?? {} },
-      }),
-    );
+  const input = JSON.stringify({
+    url: ctx.url,
+    keyFile: join(ctx.dir, "signers", `${signer}.jwk`),
+    command: { tenant: TENANT, namespace: ctx.namespace, action: step.action, subject: step.subject, args: step.args ?? {} },
   });
+  const outcome = await runNodeChild(stepScript, {
+    input, timeoutMs: ctx.timeoutMs, killAfterMs: STEP_KILL_AFTER_MS, nodeOptions: ["--disable-warning=ExperimentalWarning"], cancelSignal: ctx.stop,
+  });
+  return stepReport({ step: index, action: step.action, subject: step.subject, signer }, outcome, ctx.timeoutMs);
 }
