@@ -21,9 +21,9 @@ const CONNECT_RETRY_MS = 5000;
 
 export interface AdminOptions {
   /**
-   * Create `dataDir` when it is missing (default true): for a caller about to start a node on it,
-   * as the Workbench does. The operator commands pass false: run from the wrong folder, they must
-   * say so (`no_data_dir`) rather than answer from, or write to, a new empty directory.
+   * Create `dataDir` when it is missing (default false): only for a caller about to start a node
+   * on it, as the Workbench does. The operator commands, run from the wrong folder, must say so
+   * (`no_data_dir`) rather than answer from, or write to, a new empty directory.
    */
   readonly create?: boolean;
 }
@@ -31,7 +31,7 @@ export interface AdminOptions {
 /** Performs one admin operation on the data directory `dataDir`, through a live node or offline. */
 export async function runAdmin<K extends AdminRequestType>(dataDir: string, type: K, body: AdminRequests[K]["request"], options: AdminOptions = {}): Promise<Response<K>> {
   const paths = dataPaths(dataDir);
-  if (options.create === false && !existsSync(dataDir)) return failure("no_data_dir", noDataDirMessage(dataDir));
+  if (options.create !== true && !existsSync(dataDir)) return failure("no_data_dir", noDataDirMessage(dataDir));
   try {
     // The same checks as a starting node: a private directory, tightened with a warning if it was
     // not, and no symbolic links inside it.

@@ -75,7 +75,7 @@ export async function runWorkbench(options: { source: string; steps: readonly Wo
     }
     const owner = keys.get("owner") as KeyPair;
     const data = join(dir, "data");
-    await admin(runAdmin(data, "tenant-create", { handle: TENANT, owners: [owner.did], by: null }));
+    await admin(runAdmin(data, "tenant-create", { handle: TENANT, owners: [owner.did], by: null }, { create: true }));
     for (const [name, key] of keys) if (name !== "owner") await admin(runAdmin(data, "tenant-member-add", { tenant: TENANT, did: key.did }));
     await admin(runAdmin(data, "install", { tenant: TENANT, artifact: artifactWire(artifact, options.source), by: owner.did }));
 
