@@ -78,7 +78,7 @@ describe("artifact determinism", () => {
     strictEqual(text.includes('"span"'), false);
     strictEqual(text.includes(process.cwd()), false);
     const ship = art.schema.actions["Order.Ship"];
-    deepStrictEqual([ship?.exposure, ship?.merge, ship?.durability, ship?.authorize], ["authenticated", "replay", "quorum", { mode: "member" }]);
+    deepStrictEqual([ship?.exposure, ship?.merge, ship?.durability, ship?.authorize], ["authenticated", "replay", "quorum", { mode: "delegate", scope: "shipping" }]);
     deepStrictEqual(art.schema.actions["Order.CheckCrate"]?.merge, "commute");
     strictEqual(ship?.validate[4]?.text, 'state.status == Confirmed or state.destination != "Embargoed"');
     const keysSorted = (v: unknown): boolean =>

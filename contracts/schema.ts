@@ -20,12 +20,23 @@ export interface SchemaField {
   readonly default: Value;
 }
 
+/**
+ * Who may run an action (`authorize …`). The engine decides every mode but `field`, which the
+ * program checks against the record's state.
+ */
+export type SchemaAuthorize =
+  | { readonly mode: "anyone" }
+  | { readonly mode: "member" }
+  | { readonly mode: "owner" }
+  | { readonly mode: "delegate"; readonly scope: string }
+  | { readonly mode: "field"; readonly field: string };
+
 export interface SchemaAction {
   readonly aggregate: string;
   readonly name: string;
   readonly params: readonly { readonly name: string; readonly type: Type }[];
   readonly exposure: "public" | "authenticated" | "internal";
-  readonly authorize: { readonly mode: string; readonly field?: string; readonly scope?: string };
+  readonly authorize: SchemaAuthorize;
   readonly merge: "replay" | "reject" | "commute";
   readonly durability: "memory" | "local" | "quorum";
   readonly validate: readonly { readonly text: string; readonly line: number }[];
@@ -46,6 +57,16 @@ export interface Schema {
   readonly queries: Record<string, unknown>;
   readonly migrations: Record<string, readonly { readonly field: string; readonly text: string; readonly line: number; readonly value: unknown }[]>;
   readonly layout: MemoryLayout;
+}
+
+/**
+ * Whether a delegate holding `scopes` acts in this contract: one of its actions is
+ * `authorize delegate` one of them. Only such a delegate may use the contract's `api authenticated`
+ * actions and queries; to any other contract the delegate is a stranger.
+ */
+export function delegatesTo(schema: Pick<Schema, "actions">, scopes: readonly string[]): boolean {
+  if (scopes.length === 0) return false;
+  return Object.values(schema.actions).some((a) => a.authorize.mode === "delegate" && scopes.includes(a.authorize.scope));
 }
 
 /** A copy of an AST fragment without `span` members (positions must not reach the digest). */
@@ -113,7 +134,7 @@ function actionSchemas(agg: AggregateDecl, lineOf: (offset: number) => number): 
   return agg.actions.map((a) => {
     const auth = a.authorize;
     if (auth === null) throw new Error(`action ${a.name.name} has no authorize line (the checker reports it)`);
-    const authorize = auth.mode === "field" ? { mode: "field", field: auth.field.name } : auth.mode === "delegate" ? { mode: "delegate", scope: auth.scope.name } : { mode: auth.mode };
+    const authorize: SchemaAuthorize = auth.mode === "field" ? { mode: "field", field: auth.field.name } : auth.mode === "delegate" ? { mode: "delegate", scope: auth.scope.name } : { mode: auth.mode };
     return [`${agg.name.name}.${a.name.name}`, {
       aggregate: agg.name.name,
       name: a.name.name,

@@ -20,15 +20,15 @@ const scenario = [
   { action: "Pay", subject: "o-1", signer: "alice" },
   { action: "Request", subject: "o-1", args: order, signer: "alice" },
   { action: "Request", subject: "o-1", args: order, signer: "alice" },
-  { action: "Ship", subject: "o-1", signer: "alice" },
+  { action: "Ship", subject: "o-1", signer: "owner" },
   { action: "CheckCrate", subject: "o-1", signer: "bob" },
   { action: "CheckCrate", subject: "o-1", signer: "bob" },
   { action: "Confirm", subject: "o-1", signer: "alice" },
   { action: "Confirm", subject: "o-1", signer: "bob" },
   { action: "Pay", subject: "o-1", signer: "alice" },
   { action: "Pay", subject: "o-1", signer: "alice" },
-  { action: "Ship", subject: "o-1", signer: "bob" },
-  { action: "Ship", subject: "o-1", signer: "bob" },
+  { action: "Ship", subject: "o-1", signer: "owner" },
+  { action: "Ship", subject: "o-1", signer: "owner" },
 ];
 
 function checksums(dir: string): Record<string, string> {
@@ -49,7 +49,7 @@ test("the §3.1 scenario: the same outcomes as the engine, each step in its own 
   const real = tempDataDir();
   const s = await seed(real, { contracts: [example("shipping.charter.md")] });
   const node = await startCharter({ dataDir: real });
-  const names: Record<string, KeyPair> = { alice: s.members[0] as KeyPair, bob: s.members[1] as KeyPair };
+  const names: Record<string, KeyPair> = { owner: s.owner, alice: s.members[0] as KeyPair, bob: s.members[1] as KeyPair };
   const engineOutcomes = [];
   for (const step of scenario) {
     const a = await act(node.url, names[step.signer] as KeyPair, { namespace: "acme.shipping", action: step.action, subject: step.subject, args: step.args ?? {} });

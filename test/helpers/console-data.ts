@@ -41,8 +41,8 @@ export async function prepareConsoleData(dataDir: string): Promise<ConsoleData> 
   const [ada, bob] = s.members as [KeyPair, KeyPair];
   const db = openDatabase(join(dataDir, "charter.db"));
   const shippingV1 = s.artifacts["acme.shipping"] as string;
-  // The example names a placeholder predecessor; here it upgrades the v1 just installed.
-  const v2Source = example("shipping-v2.charter.md").replace(/upgrades art_[0-9a-f]{64}/, `upgrades ${shippingV1}`);
+  // The example upgrades the shipping example's artifact: the v1 just installed.
+  const v2Source = example("shipping-v2.charter.md");
   const v2 = compileContract(v2Source).artifact;
   if (v2 === undefined) throw new Error("shipping-v2 does not compile");
   const upgraded = installArtifact(db, {

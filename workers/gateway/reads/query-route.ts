@@ -1,15 +1,15 @@
 /**
  * @module `POST /v1/{tenant}/{namespace}/queries/{Query}` (wire.md "Queries"): body
  * `{"params": {…}}` → `{"rows": […], "artifact": "art_…"}`. Exposure decides who may ask:
- * `api public` anyone, `api authenticated` a bearer token from a caller the tenant knows, internal
- * queries are not served (404). A 404 names what is missing only to the tenant's owners and members;
- * anyone else gets the same 404 for a missing tenant, namespace or query (issue 16 #16). The query
- * runs through run-query.ts inside the store view's read transaction, so the rows and the artifact
- * answered come from one snapshot.
+ * `api public` anyone, `api authenticated` a bearer token from an owner or member of the tenant or
+ * from a delegate whose scope the contract delegates an action to, internal queries are not served
+ * (404). A 404 names what is missing only to the tenant's owners and members; anyone else gets the
+ * same 404 for a missing tenant, namespace or query. The query runs through run-query.ts inside the
+ * store view's read transaction, so the rows and the artifact answered come from one snapshot.
  */
 import type { Context, Hono } from "hono";
 import { HttpProblem, problem } from "../../../shared/problem.ts";
-import { bearerOf, missingInstall, notFound, requireCaller } from "./caller.ts";
+import { bearerOf, missingInstall, notFound, requireReader } from "./caller.ts";
 import { queryPlan } from "../../../contracts/query/query-sql.ts";
 import type { ReadRouteDeps } from "./read-deps.ts";
 import { queryRunner } from "./run-query.ts";
@@ -43,7 +43,7 @@ export function mountQueryRoute(app: Hono, deps: ReadRouteDeps): void {
       if (active === null) throw notFound(db, bearer, tenant, now, () => missingInstall(db, tenant, namespace));
       const plan = queryPlan(active.schema, query);
       if (plan === undefined || plan.exposure === "internal") throw notFound(db, bearer, tenant, now, () => `${namespace} has no query '${query}' served by the API`);
-      if (plan.exposure === "authenticated") requireCaller(c, db, bearer, tenant, "known", now);
+      if (plan.exposure === "authenticated") requireReader(c, db, bearer, tenant, active.schema, now);
       const outcome = queryRunner(db).run(active.schema, query, tenant, input, active.artifact);
       if (outcome.ok) return { artifact: active.artifact, rows: outcome.rows };
       switch (outcome.code) {
@@ -54,7 +54,7 @@ export function mountQueryRoute(app: Hono, deps: ReadRouteDeps): void {
         case "unsupported":
           throw new HttpProblem(problem(501, "query-not-supported", outcome.message));
         case "failed":
-          throw new HttpProblem({ ...problem(422, "query-failed", outcome.message), code: outcome.reason });
+          throw new HttpProblem({ ...problem(422, "query-failed", outcome.message), ...(outcome.reason === undefined ? {} : { reason: outcome.reason }) });
       }
     });
     return c.json({ rows: answer.rows, artifact: answer.artifact });
