@@ -11,6 +11,8 @@ import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, test } from "node:test";
 import { COMMAND_TYP, generateKeyPair, type KeyPair } from "../shared/identity/index.ts";
 import { signJws } from "../shared/identity/jws.ts";
+import { openDatabase } from "../shared/store/open.ts";
+import { delegate } from "../workers/engine/tenants.ts";
 import { type Charter, cleanup, lockOf, startCharter, stopCharter, tempDataDir } from "./helpers/charter-process.ts";
 import { act, post, signed } from "./helpers/client.ts";
 import { describeProto, grpc, grpcAddress, removeDir, serviceClient } from "./helpers/grpc-client.ts";
@@ -47,11 +49,18 @@ describe("one node under attack", () => {
   let ada: KeyPair;
   let db: DatabaseSync;
   const stranger = generateKeyPair();
+  /** Holds `shipping`, which the shipping contract delegates Ship to. */
+  const shipper = generateKeyPair();
+  /** Holds a scope no contract of the tenant delegates anything to. */
+  const unrelated = generateKeyPair();
 
   before(async () => {
     const dataDir = tempDataDir();
     const s = await seed(dataDir, { contracts: [example("shipping.charter.md"), example("counter.charter.md")] });
     ada = s.members[0] as KeyPair;
+    const writer = openDatabase(join(dataDir, "charter.db"));
+    for (const [who, scope] of [[shipper, "shipping"], [unrelated, "totally-unrelated"]] as const) assert.ok(delegate(writer, { tenant: "acme", did: who.did, scope, now: Date.now() }).ok);
+    writer.close();
     c = await startCharter({ dataDir, args: ["--public-rate", "2"] });
     db = new DatabaseSync(join(dataDir, "charter.db"), { readOnly: true });
   });
@@ -134,6 +143,18 @@ describe("one node under attack", () => {
       const r = await act(c.url, ada, { namespace: "acme.counter", action: "Start", subject: `m${i}`, args: { label: "x" } });
       assert.equal(r.status, 200);
     }
+  });
+
+  test("a delegate is rate-limited as a stranger except in a contract that delegates to its scope", async () => {
+    const statuses = async (who: KeyPair, prefix: string) => {
+      const out: number[] = [];
+      for (let i = 0; i < 14; i++) out.push((await act(c.url, who, { namespace: "acme.shipping", action: "Ship", subject: `${prefix}${i}` })).status);
+      return out;
+    };
+    const theirs = await statuses(unrelated, "u");
+    assert.ok(theirs.slice(11).every((s) => s === 429), theirs.join(","));
+    const shippers = await statuses(shipper, "s");
+    assert.ok(shippers.every((s) => s !== 429), shippers.join(","));
   });
 
   test("issue 16 #16: a signer the tenant does not know gets one 404 for a missing tenant, namespace or action", async () => {

@@ -5,7 +5,7 @@
  * The same schema always gives the same bytes: `charter describe` writes this text and the gateway
  * serves it at `GET /v1/{tenant}/{namespace}/openapi.json`.
  */
-import type { Schema } from "../schema.ts";
+import type { Schema, SchemaAuthorize } from "../schema.ts";
 import { type DescribedAction, type DescribedAggregate, type DescribedQuery, type Described, describe } from "./names.ts";
 import { fixedSchemas, type JsonSchema, objectSchema, ref } from "./openapi-types.ts";
 
@@ -41,7 +41,7 @@ function actionOperation(d: Described, a: DescribedAction, agg: DescribedAggrega
   return {
     operationId: `action${a.name}`,
     summary: `${a.action.aggregate}.${a.name}`,
-    description: `Runs ${a.action.aggregate}.${a.name} (authorize ${a.action.authorize.mode}). The body is a command signed by the caller, whose payload is ${a.names.payload}; the signature is the authentication.`,
+    description: `Runs ${a.action.aggregate}.${a.name} (authorize ${authorizeText(a.action.authorize)}). The body is a command signed by the caller, whose payload is ${a.names.payload}; the signature is the authentication.`,
     tags: ["actions"],
     parameters: [TENANT_PARAMETER],
     requestBody: {
@@ -170,4 +170,16 @@ export function openapiDocument(schema: Schema): Record<string, unknown> {
 /** The OpenAPI document of `schema` as the file `describe` writes. */
 export function openapiJson(schema: Schema): string {
   return `${JSON.stringify(openapiDocument(schema), null, 2)}\n`;
+}
+
+/** An action's authorize clause as written in the contract. */
+function authorizeText(auth: SchemaAuthorize): string {
+  switch (auth.mode) {
+    case "delegate":
+      return `delegate ${auth.scope}`;
+    case "field":
+      return `state.${auth.field}`;
+    default:
+      return auth.mode;
+  }
 }

@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Order.Ship
-         * @description Runs Order.Ship (authorize delegate). The body is a command signed by the caller, whose payload is ShipPayload; the signature is the authentication.
+         * @description Runs Order.Ship (authorize delegate shipping). The body is a command signed by the caller, whose payload is ShipPayload; the signature is the authentication.
          */
         post: operations["actionShip"];
         delete?: never;

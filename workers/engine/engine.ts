@@ -17,8 +17,9 @@ import { openDatabase, transaction } from "../../shared/store/open.ts";
 import { dataPaths, DEFAULT_ENGINE_LIMITS } from "../../shared/worker/config.ts";
 import { FatalError } from "../../shared/worker/fatal.ts";
 import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.ts";
+import { delegatesTo } from "../../contracts/schema.ts";
 import { ArtifactCache } from "./artifact-cache.ts";
-import { CommandProcessor } from "./commands.ts";
+import { logRefusals, slowBatchMs, TimedCommandProcessor } from "./write-path-log.ts";
 import { ExecutorPool } from "./executor/pool.ts";
 import { serveEngineRequests } from "./requests.ts";
 import { startAdminSocket } from "./admin.ts";
@@ -29,6 +30,7 @@ import { installStandardLibrary } from "./std-library.ts";
 import { moveSharedFulltext } from "./read-indexes.ts";
 import { rolesOf, tenantExists } from "./tenants.ts";
 import { Admission } from "./admission/admission.ts";
+import { requestLogger } from "../../shared/log.ts";
 
 type EngineChannel = Channel<Record<string, never>, EngineRequests, EngineNotices>;
 
@@ -71,29 +73,49 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     clock: systemClock,
     dataDir: ctx.config.dataDir,
     limits: ctx.config.engineLimits ?? DEFAULT_ENGINE_LIMITS,
-    known: (tenant, did, now) => (tenantExists(db, tenant) ? rolesOf(db, tenant, did, now).known : null),
+    known: (tenant, namespace, did, now) => {
+      if (!tenantExists(db, tenant)) return null;
+      const roles = rolesOf(db, tenant, did, now);
+      if (roles.member) return true;
+      const active = roles.known ? artifacts.active(tenant, namespace) : null;
+      return active !== null && delegatesTo(active.schema, roles.scopes);
+    },
   });
   let commitFailure: string | null = null;
   // Only channels that asked hear about commits: a receipt is otherwise serialised twice per command.
   const watchers = new Set<EngineChannel>();
-  const commands = new CommandProcessor({
+  // Refusals and slow batches: per-request lines, which CHARTER_LOG_REQUESTS=off silences.
+  const requestLog = requestLogger(ctx.log);
+  const commands = new TimedCommandProcessor(
+    {
+      db,
+      artifacts,
+      executor,
+      clock: systemClock,
+      nodeDid: nodeKey.value.did,
+      roles: (tenant, did, now) => (tenantExists(db, tenant) ? rolesOf(db, tenant, did, now) : null),
+      onCommitted: (receipts) => {
+        logRefusals(requestLog, receipts);
+        for (const c of watchers) c.notify("committed", { receipts });
+      },
+      onUsage: (usage) => admission.committed(usage),
+      onCommitHealth: (failure) => {
+        if (failure !== null && commitFailure === null) ctx.log.error("commits are failing", { error: failure });
+        else if (failure === null && commitFailure !== null) ctx.log.info("commits succeed again");
+        commitFailure = failure;
+      },
+    },
+    requestLog,
+    { slowMs: slowBatchMs() },
+  );
+  const adminDeps = {
     db,
-    artifacts,
-    executor,
+    keysDir: paths.keys,
     clock: systemClock,
-    nodeDid: nodeKey.value.did,
-    roles: (tenant, did, now) => (tenantExists(db, tenant) ? rolesOf(db, tenant, did, now) : null),
-    onCommitted: (receipts) => {
-      for (const c of watchers) c.notify("committed", { receipts });
-    },
-    onUsage: (usage) => admission.committed(usage),
-    onCommitHealth: (failure) => {
-      if (failure !== null && commitFailure === null) ctx.log.error("commits are failing", { error: failure });
-      else if (failure === null && commitFailure !== null) ctx.log.info("commits succeed again");
-      commitFailure = failure;
-    },
-  });
-  const adminDeps = { db, keysDir: paths.keys, clock: systemClock, onInstalled: (t: string, ns: string) => artifacts.invalidate(t, ns), exclusive: <T>(fn: () => T) => commands.exclusive(fn) };
+    log: ctx.log,
+    onInstalled: (t: string, ns: string) => artifacts.invalidate(t, ns),
+    exclusive: <T>(fn: () => T) => commands.exclusive(fn),
+  };
   // A replicated engine: writes go through the voters' log (workers/engine/cluster).
   let cluster: ClusterEngine | null = null;
   if (ctx.config.cluster !== undefined) {
@@ -106,7 +128,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       runDir: paths.run,
       commands,
       // Applied entries run one at a time already: no `exclusive`, and the entry's time, not the clock.
-      admin: (clock, tenantKey) => adminHandlers({ db, keysDir: paths.keys, clock, onInstalled: adminDeps.onInstalled, tenantKey }),
+      admin: (clock, tenantKey) => adminHandlers({ db, keysDir: paths.keys, clock, log: ctx.log, onInstalled: adminDeps.onInstalled, tenantKey }),
       onReplaced: () => {
         artifacts.invalidateAll();
         admission.reset();

@@ -23,8 +23,11 @@ export interface AdmissionDeps {
   readonly clock: Clock;
   readonly dataDir: string;
   readonly limits: EngineLimits;
-  /** Whether `did` is known to `tenant` (owner, member or delegate); null: no such tenant. */
-  readonly known: (tenant: string, did: string, now: number) => boolean | null;
+  /**
+   * Whether `did` is known to `tenant` for `namespace` (an owner or member, or a delegate with a
+   * scope that namespace's contract delegates to); null: no such tenant.
+   */
+  readonly known: (tenant: string, namespace: string, did: string, now: number) => boolean | null;
 }
 
 /** A tenant's history as counted for its quota. */
@@ -54,8 +57,8 @@ export class Admission {
     if (over !== null) return jsonLimitProblem(over);
     const { limits } = this.#d;
     const now = this.#d.clock.now();
-    const { tenant } = command.payload;
-    const known = this.#knownOf(tenant, command.signer, now);
+    const { tenant, namespace } = command.payload;
+    const known = this.#knownOf(tenant, namespace, command.signer, now);
     // No such tenant: the write path answers 404 and stores nothing.
     if (known === null) return null;
     if (!known && limits.publicRate > 0) {
@@ -79,15 +82,15 @@ export class Admission {
    * for every command, and the answer only decides who is rate-limited (the write path itself
    * checks authorization against the store, always current).
    */
-  #knownOf(tenant: string, did: string, now: number): boolean | null {
+  #knownOf(tenant: string, namespace: string, did: string, now: number): boolean | null {
     if (now - this.#knownSince >= 1000 || this.#known.size >= MAX_SIGNER_BUCKETS) {
       this.#known.clear();
       this.#knownSince = now;
     }
-    const key = `${tenant}\u0000${did}`;
+    const key = `${tenant}\u0000${namespace}\u0000${did}`;
     let known = this.#known.get(key);
     if (known === undefined) {
-      known = this.#d.known(tenant, did, now);
+      known = this.#d.known(tenant, namespace, did, now);
       this.#known.set(key, known);
     }
     return known;
