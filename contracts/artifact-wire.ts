@@ -20,6 +20,8 @@ export interface LocatedError {
   readonly message: string;
   readonly line: number;
   readonly column: number;
+  /** What to write instead, when the compiler knows (the printed form's second line). */
+  readonly hint?: string;
 }
 
 /** What compiling a source gives across a process boundary. */
@@ -32,6 +34,6 @@ export function artifactWire(artifact: Artifact, source: string): ArtifactWire {
 
 /** The diagnostics of `markdown`, located, plus their printed form (`<phase> error: … at line N:C`). */
 export function locatedErrors(markdown: string, diagnostics: readonly Diagnostic[]): CompileOutcome & { ok: false } {
-  const errors = diagnostics.map((d) => ({ message: `${d.phase} error: ${d.message}`, ...lineColumn(markdown, d.span[0]) }));
+  const errors = diagnostics.map((d) => ({ message: `${d.phase} error: ${d.message}`, ...lineColumn(markdown, d.span[0]), ...(d.hint === undefined ? {} : { hint: d.hint }) }));
   return { ok: false, errors, printed: formatDiagnostics(markdown, diagnostics) };
 }

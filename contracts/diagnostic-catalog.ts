@@ -4,6 +4,10 @@
  * types), C03xx type, C04xx query, C05xx upgrade, and C06xx compile — the back end's, which only a
  * compiler bug produces (`compile.ts` turns such a failure into a diagnostic instead of a crash).
  * Codes are never reused or renumbered; golden tests prove each front-end code is reachable.
+ *
+ * An entry may also say what to do: `hint` takes the message's arguments and gives the second line
+ * of the printed diagnostic (nothing when it gives ""). Entries whose hint depends on what was
+ * written take that advice as an optional argument (see `check/advice.ts`).
  */
 import type { Span } from "./ast.ts";
 import type { Diagnostic, Phase } from "./diagnostics.ts";
@@ -12,20 +16,35 @@ import { formatBytes } from "./limits.ts";
 interface Entry {
   readonly phase: Phase;
   readonly message: (...args: any[]) => string;
+  readonly hint?: (...args: any[]) => string;
 }
+
+/** The hint of an entry whose advice is its optional argument number `n` (0-based). */
+const adviceAt =
+  (n: number) =>
+  (...args: unknown[]): string => {
+    const a = args[n];
+    return typeof a === "string" ? a : "";
+  };
 
 /** Every diagnostic the front end can produce. */
 export const catalog = {
   // Syntax
-  C0101: { phase: "syntax", message: (expected: string, found: string) => `expected ${expected}, found ${found}` },
+  C0101: { phase: "syntax", message: (expected: string, found: string, _advice?: string) => `expected ${expected}, found ${found}`, hint: adviceAt(2) },
   C0102: { phase: "syntax", message: () => "no `charter` block: a contract file needs exactly one fenced code block tagged charter" },
   C0103: { phase: "syntax", message: () => "more than one `charter` block: a contract file has exactly one" },
   C0104: { phase: "syntax", message: (limit: number) => `nested more than ${limit} levels deep` },
   C0105: { phase: "syntax", message: (limit: number) => `expression is too long or too deeply nested (more than ${limit} operators deep)` },
+  C0106: { phase: "syntax", message: (what: string, open: string, close: string) => `${what} is not closed: add \`${close}\` to match this \`${open}\`` },
 
   // Validation: names, structure and `==` types
-  C0201: { phase: "validation", message: () => "invalid eq types" },
-  C0202: { phase: "validation", message: (op: string, left: string, right: string) => `invalid eq types: cannot compare ${left} ${op} ${right}` },
+  // C0201's message is fixed word for word; the types and what to write go on the hint's line.
+  C0201: {
+    phase: "validation",
+    message: (_left: string, _op: string, _right: string, _advice: string) => "invalid eq types",
+    hint: (left: string, op: string, right: string, a: string) => `cannot compare ${left} ${op} ${right}: ${a}`,
+  },
+  C0202: { phase: "validation", message: (op: string, left: string, right: string, _advice?: string) => `invalid eq types: cannot compare ${left} ${op} ${right}`, hint: adviceAt(3) },
   C0203: { phase: "validation", message: (ns: string) => `namespace \`${ns}\` must be a dotted lower-case name such as acme.shipping` },
   C0204: { phase: "validation", message: (v: string) => `version \`${v}\` must be a semantic version such as 1.2.0` },
   C0205: { phase: "validation", message: (id: string) => `upgrades \`${id}\` must be an artifact id: art_ followed by 64 lower-case hex digits` },
@@ -36,8 +55,8 @@ export const catalog = {
   C0210: { phase: "validation", message: (target: string) => `\`${target}\` in Ref<${target}> is not an aggregate of this contract` },
   C0211: { phase: "validation", message: (action: string) => `action ${action} needs an \`authorize\` line` },
   C0212: { phase: "validation", message: (clause: string, action: string) => `action ${action} has more than one \`${clause}\`` },
-  C0213: { phase: "validation", message: (field: string, aggregate: string) => `aggregate ${aggregate} has no field \`${field}\`` },
-  C0214: { phase: "validation", message: (name: string) => `unknown name \`${name}\`: not a parameter or an enum value` },
+  C0213: { phase: "validation", message: (field: string, aggregate: string, _advice?: string) => `aggregate ${aggregate} has no field \`${field}\``, hint: adviceAt(2) },
+  C0214: { phase: "validation", message: (name: string, _advice?: string) => `unknown name \`${name}\`: not a parameter or an enum value`, hint: adviceAt(1) },
   C0215: { phase: "validation", message: (name: string) => `unknown context field \`context.${name}\`: use context.signer or context.time` },
   C0216: { phase: "validation", message: () => "`old.` reads the previous version and is allowed only in a migrate block" },
   C0217: { phase: "validation", message: () => "`$` parameters are allowed only in queries; in an action name a parameter without `$`" },
@@ -49,7 +68,7 @@ export const catalog = {
   C0223: { phase: "validation", message: (name: string, reason: string) => `the name \`${name}\` is reserved: ${reason}` },
   C0224: { phase: "validation", message: (metric: string) => `unknown vector metric \`${metric}\`: use cosine, l2 or dot` },
   C0225: { phase: "validation", message: (where: string) => `\`context.\` is not available in ${where}` },
-  C0226: { phase: "validation", message: (value: string, type: string) => `\`${value}\` is not a value of ${type}` },
+  C0226: { phase: "validation", message: (value: string, type: string, _advice?: string) => `\`${value}\` is not a value of ${type}`, hint: adviceAt(2) },
   C0227: { phase: "validation", message: (fn: string) => `${fn}() is an aggregate function and can only be used in summarize` },
   C0228: {
     phase: "validation",
@@ -59,18 +78,18 @@ export const catalog = {
 
   // Types
   C0301: { phase: "type", message: (what: string, found: string) => `${what} must be Bool, found ${found}` },
-  C0302: { phase: "type", message: (op: string, left: string, right: string) => `${op} needs two Int, two Date or two Text values, found ${left} and ${right}` },
-  C0303: { phase: "type", message: (op: string, left: string, right: string) => `${op} needs two Int values${op === "+" ? " or two Text values" : ""}, found ${left} and ${right}` },
+  C0302: { phase: "type", message: (op: string, left: string, right: string, _advice?: string) => `${op} needs two Int, two Date or two Text values, found ${left} and ${right}`, hint: adviceAt(3) },
+  C0303: { phase: "type", message: (op: string, left: string, right: string, _advice?: string) => `${op} needs two Int values${op === "+" ? " or two Text values" : ""}, found ${left} and ${right}`, hint: adviceAt(3) },
   C0304: { phase: "type", message: (op: string, left: string, right: string) => `${op} needs two Bool values, found ${left} and ${right}` },
   C0305: { phase: "type", message: (op: string, expected: string, found: string) => `${op} needs ${expected}, found ${found}` },
   C0306: { phase: "type", message: (found: string) => `len() needs Text or a List, found ${found}` },
   C0307: { phase: "type", message: (left: string, right: string) => `\`in\` needs a List of the left side's type on the right, found ${left} in ${right}` },
   C0308: { phase: "type", message: (fn: string, list: string, element: string) => `${fn}() needs a List and an element of its type, found ${list} and ${element}` },
   C0309: { phase: "type", message: (type: string, param: string, limit: number, example: string) => `${type} needs a ${param} between 1 and ${limit}, e.g. ${example}` },
-  C0310: { phase: "type", message: (value: string, type: string) => `default ${value} does not fit ${type}` },
+  C0310: { phase: "type", message: (value: string, type: string, _advice?: string) => `default ${value} does not fit ${type}`, hint: adviceAt(2) },
   C0311: { phase: "type", message: (type: string) => `${type} fields have no default: they are unset until an action assigns them` },
   C0312: { phase: "type", message: (field: string, type: string) => `authorize state.${field} needs an Identity field, but ${field} is ${type}` },
-  C0313: { phase: "type", message: (found: string, field: string, type: string) => `cannot assign ${found} to state.${field}, which is ${type}` },
+  C0313: { phase: "type", message: (found: string, field: string, type: string, _advice?: string) => `cannot assign ${found} to state.${field}, which is ${type}`, hint: adviceAt(3) },
   C0314: { phase: "type", message: () => "merge commute needs every apply line to be `state.F = state.F + <Int constant>` on an Int field" },
   C0315: { phase: "type", message: (value: string) => `integer ${value} is outside the signed 64-bit range` },
   C0316: { phase: "type", message: () => "Vector values can only be stored and copied, never computed with or compared" },
@@ -134,5 +153,7 @@ export type Code = keyof typeof catalog;
 /** The diagnostic for `code` at `span`, its message filled from `args`. */
 export function diagnostic<C extends Code>(code: C, span: Span, ...args: Parameters<(typeof catalog)[C]["message"]>): Diagnostic {
   const entry: Entry = catalog[code];
-  return { code, phase: entry.phase, severity: "error", message: entry.message(...args), span };
+  const hint = entry.hint?.(...args) ?? "";
+  const d: Diagnostic = { code, phase: entry.phase, severity: "error", message: entry.message(...args), span };
+  return hint === "" ? d : { ...d, hint };
 }

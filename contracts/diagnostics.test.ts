@@ -20,12 +20,20 @@ describe("lineColumn", () => {
 describe("formatDiagnostic", () => {
   it("prints `<phase> error: <message> at line <n>:<col>`", () => {
     const text = "```charter\n  state.status == \"New\"\n```\n";
-    const d = diagnostic("C0201", [13, 34]);
-    assert.equal(formatDiagnostic(text, d), "validation error: invalid eq types at line 2:3");
+    const d = diagnostic("C0214", [13, 34], "x");
+    assert.equal(formatDiagnostic(text, d), "validation error: unknown name `x`: not a parameter or an enum value at line 2:3");
     assert.deepEqual(formatDiagnostics(text, [d, diagnostic("C0102", [0, 0])]), [
-      "validation error: invalid eq types at line 2:3",
+      "validation error: unknown name `x`: not a parameter or an enum value at line 2:3",
       "syntax error: no `charter` block: a contract file needs exactly one fenced code block tagged charter at line 1:1",
     ]);
+  });
+
+  it("prints a hint on a second, indented line, the first line keeping its shape", () => {
+    const text = "```charter\n  state.status == \"New\"\n```\n";
+    const d = diagnostic("C0201", [13, 34], "Status", "==", "Text(len=3)", 'Status is an enum; write New, not "New"');
+    const printed = 'validation error: invalid eq types at line 2:3\n  cannot compare Status == Text(len=3): Status is an enum; write New, not "New"';
+    assert.equal(formatDiagnostic(text, d), printed);
+    assert.deepEqual(formatDiagnostics(text, [d]), [printed]);
   });
 
   it("agrees with lineColumn for every offset of a mixed file", () => {
@@ -54,10 +62,18 @@ describe("catalog", () => {
     }
   });
 
-  it("fixes the enum-against-text message exactly", () => {
-    const d = diagnostic("C0201", [0, 1]);
+  it("fixes the enum-against-text message exactly, the types and advice going to the hint", () => {
+    const d = diagnostic("C0201", [0, 1], "Enum(A, B)", "!=", "Text(len=1)", "state.s is an enum; write A, not \"A\"");
     assert.equal(d.phase, "validation");
     assert.equal(d.message, "invalid eq types");
     assert.equal(d.severity, "error");
+    assert.equal(d.hint, 'cannot compare Enum(A, B) != Text(len=1): state.s is an enum; write A, not "A"');
+  });
+
+  it("gives no hint when the advice is empty or absent", () => {
+    assert.equal("hint" in diagnostic("C0313", [0, 1], "Int", "n", "Text(len=3)", ""), false);
+    assert.equal("hint" in diagnostic("C0313", [0, 1], "Int", "n", "Text(len=3)"), false);
+    assert.equal(diagnostic("C0313", [0, 1], "Text(len=1)", "n", "Int", 'write 5, not "5"').hint, 'write 5, not "5"');
+    assert.equal("hint" in diagnostic("C0101", [0, 0], "\")\"", "`}`"), false);
   });
 });

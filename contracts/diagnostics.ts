@@ -1,7 +1,9 @@
 /**
  * @module Compile diagnostics as values: what the front end reports instead of throwing. A
  * diagnostic carries only a span into the Markdown file; line and column are computed when it is
- * printed, so the same value can be shown by the CLI, an editor or a golden file.
+ * printed, so the same value can be shown by the CLI, an editor or a golden file. A diagnostic may
+ * carry a hint — what to write instead — printed on a second, indented line, so the first line of
+ * every diagnostic keeps one stable shape.
  */
 import type { Span } from "./ast.ts";
 import { lineAt, lineStarts } from "./source-lines.ts";
@@ -16,6 +18,8 @@ export interface Diagnostic {
   readonly severity: "error";
   readonly message: string;
   readonly span: Span;
+  /** What to do about it, for people; printed on the line after the message. */
+  readonly hint?: string;
 }
 
 /** A 1-based line and column; the column counts code points, so an editor lands on the right character. */
@@ -46,10 +50,13 @@ function isHighSurrogate(unit: number): boolean {
   return unit >= 0xd800 && unit <= 0xdbff;
 }
 
-/** `<phase> error: <message> at line <n>:<col>`, the one printed form of a diagnostic. */
+/**
+ * `<phase> error: <message> at line <n>:<col>`, the one printed form of a diagnostic, followed by
+ * `\n  <hint>` when it has a hint.
+ */
 export function formatDiagnostic(markdown: string, d: Diagnostic): string {
   const { line, column } = lineColumn(markdown, d.span[0]);
-  return `${d.phase} error: ${d.message} at line ${line}:${column}`;
+  return printed(d, line, column);
 }
 
 /** Formats many diagnostics of one file, indexing its lines once (a huge file may have many). */
@@ -60,8 +67,13 @@ export function formatDiagnostics(markdown: string, diagnostics: readonly Diagno
     const lo = lineAt(starts, offset);
     const lineStart = starts[lo] ?? 0;
     const { column } = lineColumn(markdown.slice(lineStart, offset + 1), offset - lineStart);
-    return `${d.phase} error: ${d.message} at line ${lo + 1}:${column}`;
+    return printed(d, lo + 1, column);
   });
+}
+
+function printed(d: Diagnostic, line: number, column: number): string {
+  const first = `${d.phase} error: ${d.message} at line ${line}:${column}`;
+  return d.hint === undefined ? first : `${first}\n  ${d.hint}`;
 }
 
 /** Sorted by position (then code and message), with exact repeats removed. */
@@ -75,7 +87,7 @@ export function normalizeDiagnostics(diagnostics: readonly Diagnostic[]): Diagno
   );
   const seen = new Set<string>();
   return sorted.filter((d) => {
-    const key = `${d.span[0]}:${d.span[1]}:${d.code}:${d.message}`;
+    const key = `${d.span[0]}:${d.span[1]}:${d.code}:${d.message}:${d.hint ?? ""}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -98,6 +98,44 @@ describe("parseContract line rules", () => {
   });
 });
 
+describe("parseContract on brackets left open", () => {
+  it("points at a parameter list's `(` that is never closed", () => {
+    const md = block("aggregate A {\n  public c: Text(len=9)\n  action Request(customer: Text(len=9) api authenticated {\n    authorize member\n  }\n}");
+    assert.deepEqual(errors(md), ["syntax error: the parameter list of action Request is not closed: add `)` to match this `(` at line 8:17"]);
+  });
+
+  it("points at the `{` of a block the file ends inside", () => {
+    const md = block("aggregate A {\n  action Go() {\n    authorize member\n  }");
+    assert.deepEqual(errors(md), ["syntax error: aggregate A is not closed: add `}` to match this `{` at line 6:13"]);
+  });
+
+  it("keeps the parser's message for an error before or away from the open bracket", () => {
+    const before = block("aggregate A {\n  action Go() {\n    authorize membr\n  }");
+    assert.deepEqual(errors(before), ['syntax error: expected "anyone", "member", "owner", "delegate SCOPE" or "state.FIELD", found `membr` at line 8:15']);
+    const extra = block("aggregate A {\n  public n: Int\n  action Go() {\n    authorize member\n    validate {\n      len(state.n)) > 0\n    }\n  }\n}");
+    assert.deepEqual(errors(extra), ["syntax error: expected an operator or end of line, found `)` at line 11:19"]);
+  });
+});
+
+describe("parseContract advice on syntax errors", () => {
+  const condition = (e: string) => block(`aggregate A {\n  public n: Int\n  public b: Bool\n  action Go() {\n    authorize anyone\n    validate {\n      ${e}\n    }\n  }\n}`);
+  const hint = (md: string) => (errors(md)[0] ?? "").split("\n")[1];
+
+  it("says which word to write for an operator from another language", () => {
+    assert.equal(hint(condition("state.n > 0 && state.b")), "  write `and` instead of `&&`");
+    assert.equal(hint(condition("state.b || state.n > 0")), "  write `or` instead of `||`");
+    assert.equal(hint(condition("!state.b")), "  write `not` instead of `!`");
+    assert.equal(hint(condition("state.n != 1")), undefined);
+  });
+
+  it("says how to write text, comparisons and assignments", () => {
+    assert.equal(hint(condition("state.n == 'x'")), '  text is written in double quotes: "like this"');
+    assert.equal(hint(condition("state.n = 1")), "  compare with `==`; a single `=` assigns, and only in apply and migrate");
+    const apply = block("aggregate A {\n  public n: Int\n  action Go() {\n    authorize anyone\n    apply {\n      state.n == 1\n    }\n  }\n}");
+    assert.equal(hint(apply), "  an apply or migrate line assigns with a single `=`: state.FIELD = VALUE");
+  });
+});
+
 describe("parseContract never throws", () => {
   const expression = (e: string) => block(`aggregate A {\n  public n: Int\n  action Go() {\n    authorize anyone\n    validate {\n      ${e}\n    }\n  }\n}`);
 

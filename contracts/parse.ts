@@ -2,6 +2,10 @@
  * @module Markdown text to syntax tree: finds the `charter` block, runs the generated parser over
  * its body with spans shifted to the file, and turns every way parsing can fail (a syntax error,
  * nesting too deep, a tree too deep) into diagnostics. Nothing thrown escapes.
+ *
+ * A syntax error caused by a bracket left open is reported at that bracket (C0106): the parser
+ * stops where it wanted the `)` or `}`, often lines later. Other syntax errors say what was
+ * expected and what was found (C0101), with advice for habits from other languages.
  */
 import type { Contract } from "./ast.ts";
 import { diagnostic } from "./diagnostic-catalog.ts";
@@ -9,6 +13,8 @@ import { normalizeDiagnostics, type Diagnostic } from "./diagnostics.ts";
 import { describeExpected, describeFound } from "./grammar/describe-expected.ts";
 import { findTooDeep } from "./grammar/expression-depth.ts";
 import { parse, SyntaxError as PeggySyntaxError, type DuplicateClause } from "./grammar/parser.js";
+import { expects, syntaxAdvice } from "./grammar/syntax-advice.ts";
+import { bracketOwner, findUnclosed } from "./grammar/unclosed-bracket.ts";
 import { findCharterBlock } from "./markdown.ts";
 
 /** Deepest nesting of parentheses, calls and `List<…>` the parser accepts. */
@@ -44,7 +50,14 @@ export function parseContract(markdown: string): ParseResult {
 function parseFailure(error: unknown, body: string, base: number): Diagnostic {
   if (error instanceof PeggySyntaxError) {
     const offset = error.location.start.offset;
-    return diagnostic("C0101", [base + offset, base + offset], describeExpected(error.expected), describeFound(body, offset));
+    // Blame an open bracket only when it comes before the error and the parser wanted its closer
+    // there, or the error is on a line that opens a new block (a `{` left open swallows it).
+    const open = findUnclosed(body);
+    if (open !== null && open.offset < offset && (expects(error.expected ?? [], open.close) || opensBlock(body, offset))) {
+      return diagnostic("C0106", [base + open.offset, base + open.offset + 1], bracketOwner(body, open.offset), open.open, open.close);
+    }
+    const advice = syntaxAdvice(body, offset, error.expected);
+    return diagnostic("C0101", [base + offset, base + offset], describeExpected(error.expected), describeFound(body, offset), advice);
   }
   if (typeof error === "object" && error !== null && "tooDeep" in error && typeof error.tooDeep === "number") {
     return diagnostic("C0104", [error.tooDeep, error.tooDeep], MAX_NESTING);
@@ -54,4 +67,12 @@ function parseFailure(error: unknown, body: string, base: number): Diagnostic {
     return diagnostic("C0104", [base, base], MAX_NESTING);
   }
   throw error;
+}
+
+const BLOCK_START = /^[ \t]*(enum|record|aggregate|query|migrate|action|validate|apply)\b/;
+
+/** Whether the line holding `offset` starts a declaration, an action or an action's block. */
+function opensBlock(body: string, offset: number): boolean {
+  const start = body.lastIndexOf("\n", offset - 1) + 1;
+  return BLOCK_START.test(body.slice(start, start + 200));
 }

@@ -39,7 +39,7 @@ describe("charter lsp over stdio", () => {
     deepStrictEqual((await lsp.diagnostics("file:///w/shipping.charter.md", 1)).diagnostics, []);
   });
 
-  it("reports an enum compared with a string exactly as the compiler does, at its range", async () => {
+  it("reports an enum compared with a string exactly as the compiler does, at its range, with the hint", async () => {
     const uri = "file:///w/eq.charter.md";
     lsp.open(uri, shipping);
     await lsp.diagnostics(uri, 1);
@@ -52,7 +52,7 @@ describe("charter lsp over stdio", () => {
       severity: 1,
       code: "C0201",
       source: "charter",
-      message: `validation error: invalid eq types at line ${start.line + 1}:${start.character + 1}`,
+      message: `validation error: invalid eq types at line ${start.line + 1}:${start.character + 1}\n  cannot compare Enum(New, Requested, Confirmed, Shipped) == Text(len=3): state.status is an enum; write New, not "New"`,
     }]);
   });
 

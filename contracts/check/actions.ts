@@ -7,6 +7,7 @@
 import type { ActionDecl, AggregateDecl, Assignment, Expr, Type } from "../ast.ts";
 import { checkAssignments } from "./assignments.ts";
 import { baseEnv, type ExprEnv } from "./env.ts";
+import { fieldAdvice } from "./advice.ts";
 import { checkExpr } from "./expressions.ts";
 import { checkDistinct } from "./resolve-type.ts";
 import type { Scope } from "./scope.ts";
@@ -38,7 +39,7 @@ function checkAuthorize(scope: Scope, aggregate: AggregateDecl, action: ActionDe
   }
   if (auth.mode !== "field") return;
   const field = aggregate.fields.find((f) => f.name.name === auth.field.name);
-  if (field === undefined) scope.report("C0213", auth.field.span, auth.field.name, aggregate.name.name);
+  if (field === undefined) scope.report("C0213", auth.field.span, auth.field.name, aggregate.name.name, fieldAdvice(aggregate, auth.field.name));
   else if (field.resolvedType !== undefined && field.resolvedType.kind !== "Identity") {
     scope.report("C0312", auth.field.span, auth.field.name, typeName(field.resolvedType));
   }

@@ -7,6 +7,7 @@
  */
 import type { AggregateDecl, Assignment, Type } from "../ast.ts";
 import type { ExprEnv } from "./env.ts";
+import { fieldAdvice, quotedValueAdvice } from "./advice.ts";
 import { checkExpr } from "./expressions.ts";
 import { codePoints } from "./literals.ts";
 import { assignable, typeName } from "./types.ts";
@@ -19,13 +20,13 @@ export function checkAssignments(env: ExprEnv, aggregate: AggregateDecl, assignm
   for (const a of assignments) {
     const name = a.field.name;
     const field = aggregate.fields.find((f) => f.name.name === name);
-    if (field === undefined) env.scope.report("C0213", a.field.span, name, aggregate.name.name);
+    if (field === undefined) env.scope.report("C0213", a.field.span, name, aggregate.name.name, fieldAdvice(aggregate, name));
     else if (assigned.has(name)) env.scope.report("C0219", a.field.span, name);
     assigned.add(name);
     const target = field?.resolvedType ?? null;
     const found = checkExpr(env, a.value, target);
     if (target === null || found === null) continue;
-    if (!fits(target, found)) env.scope.report("C0313", a.value.span, typeName(found), name, typeName(target));
+    if (!fits(target, found)) env.scope.report("C0313", a.value.span, typeName(found), name, typeName(target), quotedValueAdvice(target, a.value, `state.${name}`));
     else if (target.kind === "Text" && a.value.kind === "TextLit" && codePoints(a.value.value) > target.len) {
       env.scope.report("C0319", a.value.span, codePoints(a.value.value), typeName(target));
     }

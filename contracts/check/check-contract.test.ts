@@ -81,7 +81,17 @@ describe("checkContract rules", () => {
     const md = block('enum S(On, Off)\naggregate A {\n  public s: S\n  action Go() {\n    authorize anyone\n    validate {\n      state.n > 0 or "On" == state.s\n    }\n  }\n}');
     const r = analyze(md);
     const eq = formatDiagnostics(md, r.diagnostics).filter((e) => e.startsWith("validation error: invalid eq types at"));
-    assert.deepEqual(eq, ["validation error: invalid eq types at line 10:22"]);
+    assert.deepEqual(eq, ['validation error: invalid eq types at line 10:22\n  cannot compare Text(len=2) == S: S is an enum; write On, not "On"']);
+  });
+
+  it("advises on text compared with an enum: the value to write, the values, or comparing with a value", () => {
+    const md = block('enum S(On, Off)\naggregate A {\n  public s: S\n  public t: Enum(Up, Down)\n  action Go(name: Text(len=3)) {\n    authorize anyone\n    validate {\n      state.t != "Up"\n      state.s == "Of"\n      name == state.s\n    }\n  }\n}');
+    const hints = analyze(md).diagnostics.map((d) => [d.code, d.message, d.hint]);
+    assert.deepEqual(hints, [
+      ["C0201", "invalid eq types", 'cannot compare Enum(Up, Down) != Text(len=2): state.t is an enum; write Up, not "Up"'],
+      ["C0201", "invalid eq types", "cannot compare S == Text(len=2): S is an enum; write one of its values without quotes: On or Off"],
+      ["C0201", "invalid eq types", "cannot compare Text(len=3) == S: S is an enum and never equals text; compare it with one of its values: On or Off"],
+    ]);
   });
 
   it("issue 16 #9: refuses a fulltext index that mixes private and public fields, naming both", () => {
@@ -132,8 +142,8 @@ describe("checkContract options", () => {
 
   it("names the migrate lines an upgrade is missing", () => {
     const before = check(example("shipping.charter.md")).contract;
-    const v2 = example("shipping-v2.charter.md").replace("  state.priority = 0\n", "");
+    const v2 = example("shipping-v2.charter.md").replace("  state.priority = old.units\n", "");
     const { errors } = check(v2, { previous: previousVersion(before) });
-    assert.deepEqual(errors, ["upgrade error: aggregate Order needs migrate lines for priority (new field without a default) at line 59:9"]);
+    assert.deepEqual(errors, ["upgrade error: aggregate Order needs migrate lines for priority (new field without a default) at line 109:9"]);
   });
 });

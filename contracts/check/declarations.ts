@@ -5,6 +5,7 @@
  * over existing fields of the right type (a fulltext index over public or private fields, not both).
  */
 import type { AggregateDecl, Contract, FieldDecl, Ident, IndexDecl, Type } from "../ast.ts";
+import { quotedValueAdvice } from "./advice.ts";
 import { checkExpr } from "./expressions.ts";
 import { baseEnv } from "./env.ts";
 import { codePoints } from "./literals.ts";
@@ -88,7 +89,7 @@ function checkDefault(scope: Scope, aggregate: AggregateDecl, field: FieldDecl):
   }
   const found = checkExpr(baseEnv(scope, "default", aggregate), value, type);
   if (found === null) return;
-  if (!assignable(type, found) || type.kind === "List") scope.report("C0310", value.span, valueText(value, found), typeName(type));
+  if (!assignable(type, found) || type.kind === "List") scope.report("C0310", value.span, valueText(value, found), typeName(type), quotedValueAdvice(type, value, field.name.name));
   else if (type.kind === "Text" && value.kind === "TextLit" && codePoints(value.value) > type.len) {
     scope.report("C0319", value.span, codePoints(value.value), typeName(type));
   }

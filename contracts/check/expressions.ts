@@ -6,6 +6,7 @@
  * whose type cannot be known is left untyped and reported once; its parents stay quiet.
  */
 import type { Expr, Type } from "../ast.ts";
+import { didYouMean, enumValuesAdvice, fieldAdvice } from "./advice.ts";
 import { checkCall } from "./calls.ts";
 import { placeName, type ExprEnv } from "./env.ts";
 import { codePoints, intInRange, isDate } from "./literals.ts";
@@ -89,7 +90,7 @@ function checkName(env: ExprEnv, expr: Extract<Expr, { kind: "Name" }>, expected
   // Where an enum is expected, a bare name can only be one of its values (a parameter or column was tried first).
   if (expected?.kind === "Enum" && (owners.length > 0 || env.place === "default")) {
     if (!expected.values.includes(expr.name)) {
-      env.scope.report("C0226", expr.span, expr.name, typeName(expected));
+      env.scope.report("C0226", expr.span, expr.name, typeName(expected), enumValuesAdvice(expected));
       return null;
     }
     expr.resolved = { kind: "enum-value", value: expr.name };
@@ -100,8 +101,10 @@ function checkName(env: ExprEnv, expr: Extract<Expr, { kind: "Name" }>, expected
     expr.resolved = { kind: "enum-value", value: expr.name };
     return owner;
   }
-  if (env.place !== "query") env.scope.report("C0214", expr.span, expr.name);
-  else {
+  if (env.place !== "query") {
+    const known = [...env.params.keys(), ...env.scope.enumTypes.flatMap((t) => (t.kind === "Enum" ? t.values : []))];
+    env.scope.report("C0214", expr.span, expr.name, didYouMean(expr.name, known));
+  } else {
     const aggregate = env.privateFields.get(expr.name);
     if (aggregate !== undefined) env.scope.report("C0421", expr.span, expr.name, aggregate);
     else env.scope.report("C0403", expr.span, expr.name, columnList(env));
@@ -119,7 +122,7 @@ function checkStateField(env: ExprEnv, expr: Extract<Expr, { kind: "StateField" 
   if (aggregate === null) return null;
   const field = aggregate.fields.find((f) => f.name.name === expr.field.name);
   if (field === undefined) {
-    env.scope.report("C0213", expr.field.span, expr.field.name, aggregate.name.name);
+    env.scope.report("C0213", expr.field.span, expr.field.name, aggregate.name.name, fieldAdvice(aggregate, expr.field.name));
     return null;
   }
   return field.resolvedType ?? null;

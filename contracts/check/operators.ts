@@ -3,9 +3,11 @@
  * text is "invalid eq types", reported at the left operand's start, which is where the comparison
  * begins); `< <= > >=` need two Int, Date or Text values; arithmetic needs Int, and `+` also joins
  * Text; `and`/`or`/`not` need Bool; `x in list` needs a List of x's type. Vectors are never operands.
+ * A mismatch caused by a quoted value (`"New"` for an enum value, `"5"` for a number) carries advice.
  */
 import type { Expr, Type } from "../ast.ts";
 import type { ExprEnv } from "./env.ts";
+import { enumTextAdvice, operandName, quotedValueAdvice } from "./advice.ts";
 import { checkExpr, isContextual } from "./expressions.ts";
 import { MAX_TEXT_LEN } from "../limits.ts";
 import { BOOL, INT, comparable, orderable, typeName } from "./types.ts";
@@ -30,9 +32,9 @@ export function checkBinary(env: ExprEnv, e: Binary): Type | null {
       if (l === null || r === null) return BOOL;
       if (l.kind === "Vector" || r.kind === "Vector") report("C0316", e.span);
       else if (!comparable(l, r)) {
-        const enumText = (l.kind === "Enum" && r.kind === "Text") || (l.kind === "Text" && r.kind === "Enum");
-        if (enumText) report("C0201", e.span);
-        else report("C0202", e.span, e.op, typeName(l), typeName(r));
+        if (l.kind === "Enum" && r.kind === "Text") report("C0201", e.span, typeName(l), e.op, typeName(r), enumTextAdvice(l, operandName(e.left), e.right));
+        else if (l.kind === "Text" && r.kind === "Enum") report("C0201", e.span, typeName(l), e.op, typeName(r), enumTextAdvice(r, operandName(e.right), e.left));
+        else report("C0202", e.span, e.op, typeName(l), typeName(r), pairAdvice(l, r, e));
       }
       return BOOL;
     }
@@ -43,7 +45,7 @@ export function checkBinary(env: ExprEnv, e: Binary): Type | null {
       const [l, r] = checkPair(env, e.left, e.right);
       if (l === null || r === null) return BOOL;
       if (l.kind === "Vector" || r.kind === "Vector") report("C0316", e.span);
-      else if (!(orderable(l, env.place === "query") && l.kind === r.kind)) report("C0302", e.span, e.op, typeName(l), typeName(r));
+      else if (!(orderable(l, env.place === "query") && l.kind === r.kind)) report("C0302", e.span, e.op, typeName(l), typeName(r), pairAdvice(l, r, e));
       return BOOL;
     }
     case "+":
@@ -60,7 +62,7 @@ export function checkBinary(env: ExprEnv, e: Binary): Type | null {
       }
       if (l.kind === "Int" && r.kind === "Int") return INT;
       if (e.op === "+" && l.kind === "Text" && r.kind === "Text") return { kind: "Text", len: Math.min(MAX_TEXT_LEN, l.len + r.len) };
-      report("C0303", e.span, e.op, typeName(l), typeName(r));
+      report("C0303", e.span, e.op, typeName(l), typeName(r), pairAdvice(l, r, e));
       return null;
     }
     case "in": {
@@ -86,6 +88,11 @@ export function checkUnary(env: ExprEnv, e: Unary): Type | null {
   if (t.kind === "Vector") env.scope.report("C0316", e.span);
   else if (t.kind !== expected.kind) env.scope.report("C0305", e.span, e.op === "not" ? "not" : "unary -", expected.kind, typeName(t));
   return expected;
+}
+
+/** Advice when one operand is a quoted value the other side's type writes bare. */
+function pairAdvice(l: Type, r: Type, e: Binary): string {
+  return quotedValueAdvice(l, e.right, operandName(e.left)) || quotedValueAdvice(r, e.left, operandName(e.right));
 }
 
 /** Types two operands that must agree, letting a context-typed side (enum value, text) follow the other. */

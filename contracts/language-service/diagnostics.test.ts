@@ -14,8 +14,17 @@ describe("diagnostics", () => {
       severity: 1,
       code: "C0201",
       source: "charter",
-      message: "validation error: invalid eq types at line 11:7",
+      message: 'validation error: invalid eq types at line 11:7\n  cannot compare Enum(X, Y) == Text(len=1): state.s is an enum; write X, not "X"',
     }]);
+  });
+
+  it("points a syntax error at the bracket left open", () => {
+    const text = contractFile("namespace a.b\nversion 1.0.0\naggregate A {\n  public n: Int\n  action Go(n: Int {\n    authorize anyone\n  }\n}");
+    deepStrictEqual(documentDiagnostics(openDocument(text)).map((d) => [d.code, d.range, d.message]), [[
+      "C0106",
+      { start: { line: 7, character: 11 }, end: { line: 7, character: 12 } },
+      "syntax error: the parameter list of action Go is not closed: add `)` to match this `(` at line 8:12",
+    ]]);
   });
 
   it("reports a file without a block, and a syntax error at its offset", () => {

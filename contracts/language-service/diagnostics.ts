@@ -1,7 +1,8 @@
 /**
  * @module Editor diagnostics: exactly the compiler's. Each message is the printed form
- * `<phase> error: <message> at line <n>:<col>` that `charter check` prints, over the diagnostic's own
- * span in the Markdown file, with its catalogue code.
+ * `<phase> error: <message> at line <n>:<col>` that `charter check` prints — with the hint, what to
+ * write instead, on its second line when there is one — over the diagnostic's own span in the
+ * Markdown file, with its catalogue code.
  */
 import type { Diagnostic as LspDiagnostic } from "vscode-languageserver-protocol";
 import { formatDiagnostics } from "../diagnostics.ts";

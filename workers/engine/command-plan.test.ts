@@ -114,12 +114,13 @@ describe("BatchPlanner.plan", () => {
 });
 
 describe("authorizationRefusal", () => {
-  const action = (authorize: SchemaAuthorize) => ({ authorize }) as SchemaAction;
+  const action = (authorize: SchemaAuthorize, exposure = "authenticated") => ({ authorize, exposure }) as SchemaAction;
   const roles = (r: { owner?: boolean; member?: boolean; scopes?: string[] }) => ({ known: true, owner: r.owner ?? false, member: r.member ?? r.owner ?? false, scopes: r.scopes ?? [] });
 
   it("decides every mode but field, which the program checks", () => {
     const cases: [SchemaAuthorize, ReturnType<typeof roles>, string | undefined][] = [
-      [{ mode: "anyone" }, roles({}), undefined],
+      [{ mode: "anyone" }, roles({ member: true }), undefined],
+      [{ mode: "anyone" }, roles({ scopes: ["shipping"] }), "only a member or owner of the tenant (a delegate acts only through the actions delegated to its scope) may do this"],
       [{ mode: "field", field: "requested_by" }, roles({}), undefined],
       [{ mode: "member" }, roles({ member: true }), undefined],
       [{ mode: "member" }, roles({ scopes: ["shipping"] }), "only a member or owner of the tenant may do this"],
@@ -132,5 +133,7 @@ describe("authorizationRefusal", () => {
     for (const [authorize, who, message] of cases) {
       assert.equal(authorizationRefusal(action(authorize), who)?.message, message, `${JSON.stringify(authorize)} for ${JSON.stringify(who)}`);
     }
+    // A public action authorizing anyone is open to a delegate as to any key.
+    assert.equal(authorizationRefusal(action({ mode: "anyone" }, "public"), roles({ scopes: ["shipping"] })), undefined);
   });
 });

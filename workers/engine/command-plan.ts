@@ -15,16 +15,7 @@ import type { CommandAnswer, SubmittedCommand } from "../../shared/protocol/engi
 import type { Receipt } from "../../shared/identity/index.ts";
 import type { ActiveArtifact, ArtifactCache } from "./artifact-cache.ts";
 import type { ExecGroup, ExecStep, StepResult } from "./executor/run-groups.ts";
-
-/** What the engine knows of a caller in a tenant. */
-export interface CallerRoles {
-  readonly known: boolean;
-  readonly owner: boolean;
-  /** Owners are members too. */
-  readonly member: boolean;
-  /** The scopes of the caller's delegations in force. */
-  readonly scopes: readonly string[];
-}
+import type { Roles } from "../../shared/store/roles.ts";
 
 /** A command waiting for its answer. */
 export interface Pending {
@@ -38,7 +29,7 @@ export interface PlanDeps {
   readonly artifacts: Pick<ArtifactCache, "active">;
   readonly executor: { run(groups: readonly ExecGroup[]): Promise<StepResult[][]> };
   /** The caller's roles in a tenant, or null when the tenant does not exist. */
-  readonly roles: (tenant: string, did: string, now: number) => CallerRoles | null;
+  readonly roles: (tenant: string, did: string, now: number) => Roles | null;
 }
 
 /** The history entry one command adds (its `seq` and receipt are made when it commits). */
@@ -107,11 +98,16 @@ function canonical(value: unknown): unknown {
 }
 
 /** Why the engine refuses `roles` the action before running it (`field` is the program's to check), or undefined. */
-export function authorizationRefusal(action: SchemaAction, roles: CallerRoles): Reason | undefined {
+export function authorizationRefusal(action: SchemaAction, roles: Roles): Reason | undefined {
   const auth = action.authorize;
   let who: string;
   switch (auth.mode) {
     case "anyone":
+      // Anyone who may call it: on an authenticated action that is the tenant's owners and members,
+      // never a delegate (a delegate acts only through the actions delegated to its scope).
+      if (action.exposure !== "authenticated" || roles.member) return undefined;
+      who = "a member or owner of the tenant (a delegate acts only through the actions delegated to its scope)";
+      break;
     case "field":
       return undefined;
     case "member":
@@ -301,7 +297,7 @@ interface CheckState {
   readonly groupOf: Map<string, number>;
   /** Idempotency keys already used in this batch. */
   readonly keys: Map<string, ToRun>;
-  readonly roles: Map<string, CallerRoles | null>;
+  readonly roles: Map<string, Roles | null>;
 }
 
 function decided(c: Checked, outcomes: ReadonlyMap<ToRun, PlannedCommand>): PlannedCommand {
