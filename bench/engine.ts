@@ -16,6 +16,13 @@
  *   node bench/engine.ts --profile DIR        # --cpu-prof every worker into DIR (see support/profile-top.ts)
  *   node bench/engine.ts --rounds 5           # rounds of Charter and the baseline, alternating (default 3)
  *
+ * Last, logging: two fresh nodes with the counter contract, one with `CHARTER_LOG_REQUESTS=off`
+ * (which silences the per-request lines: answers ≥ 400, refusals, slow batches), go through the same
+ * history — a warm-up, then per round the same mix on each, in alternating order: increments on
+ * many subjects, one in ten refused (`by: 0`), so the logging node writes a refusal line for every
+ * tenth command. Both rates and their ratio are printed (`engine.logging.*`; the target is at most
+ * 3% lost to logging).
+ *
  * A shared machine's speed drifts within minutes, so Charter's runs and the baseline's alternate,
  * round by round, and the figures are each one's median round (every round is printed too). First
  * it prints the machine's serial commit time (`engine.machine.fsync_commit_us`), and after the
@@ -29,7 +36,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { type KeyPair, signCommand } from "../shared/identity/index.ts";
-import { cleanup, lockOf, startCharter, stopCharter, tempDataDir } from "../test/helpers/charter-process.ts";
+import { type Charter, cleanup, lockOf, startCharter, stopCharter, tempDataDir } from "../test/helpers/charter-process.ts";
 import { example, seed } from "../test/helpers/seed.ts";
 import { percentile, pssMb, report, rssMb } from "./lib.ts";
 import { drive, type Req, req, type RunResult } from "./support/http-load.ts";
@@ -60,6 +67,27 @@ function signIncrements(signers: readonly KeyPair[], subject: string, count: num
       signCommand(signers[i % signers.length] as KeyPair, { tenant: "acme", namespace: "acme.bench", action: "Increment", subject, args: { by: 1 }, idempotencyKey: `${subject}-${i}`, issuedAt }),
     ),
   );
+}
+
+/** Increments on many subjects (`PREFIX-i`), one in ten refused (`by: 0` fails the counter's `by > 0`). */
+function signMixed(signers: readonly KeyPair[], prefix: string, count: number): Req[] {
+  const issuedAt = new Date().toISOString();
+  return Array.from({ length: count }, (_, i) => {
+    const subject = `${prefix}-${i}`;
+    const by = i % 10 === 9 ? 0 : 1;
+    return req(
+      "/v1/acme/acme.bench/actions/Increment",
+      signCommand(signers[i % signers.length] as KeyPair, { tenant: "acme", namespace: "acme.bench", action: "Increment", subject, args: { by }, idempotencyKey: subject, issuedAt }),
+    );
+  });
+}
+
+/** How many lines of the node's log say `msg`. */
+function logLines(dir: string, msg: string): number {
+  const needle = `"msg":${JSON.stringify(msg)}`;
+  return readFileSync(join(dir, "logs", "charter.log"), "utf8")
+    .split("\n")
+    .filter((line) => line.includes(needle)).length;
 }
 
 // ---- Baseline: the bare Hono insert route -----------------------------------------------------
@@ -138,6 +166,74 @@ function printHot(hot: RunResult, bare: RunResult): void {
   report("engine.hot_subject.p99_ms", percentile(hot.latencies, 99), "ms");
   process.stdout.write(`engine.hot_subject.answers ${share(hot)} (${hot.count} commands, ${hot.seconds.toFixed(1)} s)\n`);
   process.stdout.write(`engine.hot_subject.cpu_us_per_cmd ${cpuSum(hot)} µs (${cpuText(hot)})\n`);
+}
+
+function printLogging(onRuns: readonly RunResult[], offRuns: readonly RunResult[], refusalLines: number, quietRefusalLines: number): void {
+  const on = medianRun(onRuns);
+  const off = medianRun(offRuns);
+  report("engine.logging.commands_per_s", on.perS, "cmds/s", { label: "per-request lines off (CHARTER_LOG_REQUESTS=off)", value: off.perS, higherIsBetter: true, target: ">= 0.97x" });
+  // Each round's two runs are close in time, so their ratio is less exposed to the machine's drift than the medians'.
+  const paired = Math.exp(onRuns.reduce((sum, r, i) => sum + Math.log(r.perS / (offRuns[i] as RunResult).perS), 0) / onRuns.length);
+  process.stdout.write(`engine.logging.paired_ratio ${paired.toFixed(3)} (geometric mean of the rounds' on/off rate ratios: ${onRuns.map((r, i) => (r.perS / (offRuns[i] as RunResult).perS).toFixed(3)).join(", ")})\n`);
+  process.stdout.write(`engine.logging.cpu_us_per_cmd ${cpuSum(on)} µs on, ${cpuSum(off)} µs off (the median runs; on: ${cpuText(on)}; off: ${cpuText(off)})\n`);
+  process.stdout.write(`engine.logging.p99_ms ${fmt(percentile(on.latencies, 99))} ms (off ${fmt(percentile(off.latencies, 99))} ms)\n`);
+  process.stdout.write(`engine.logging.answers ${share(on)} (off: ${share(off)}); refusal lines written: ${refusalLines} with logging on, ${quietRefusalLines} off\n`);
+}
+
+// ---- Logging: the same node with per-request lines on and off ----------------------------------
+
+interface BenchNode {
+  readonly dir: string;
+  readonly charter: Charter;
+  readonly signers: readonly KeyPair[];
+  readonly port: number;
+  readonly pids: Record<string, number>;
+}
+
+/** A fresh node with the counter contract; `env` for its processes. */
+async function counterNode(prefix: string, env: Record<string, string>): Promise<BenchNode> {
+  const dir = tempDataDir(prefix);
+  const { members } = await seed(dir, { members: 4, contracts: [counterSource] });
+  const started = await startCharter({ dataDir: dir, timeoutMs: 30_000, env });
+  const { pid, workers } = lockOf(dir);
+  return { dir, charter: started, signers: members, port: Number(new URL(started.url).port), pids: { ...workers, supervisor: pid } };
+}
+
+/**
+ * Two fresh nodes, alike but for `CHARTER_LOG_REQUESTS=off` on one, through the same history: the
+ * same warm-up, then per round the same mix on each, the order alternating (the machine drifts).
+ */
+async function loggingRounds(): Promise<void> {
+  const on = await counterNode("charter-bench-log-on-", {});
+  const off = await counterNode("charter-bench-log-off-", { CHARTER_LOG_REQUESTS: "off" });
+  try {
+    const run = (n: BenchNode, tag: string, count: number) => drive(n.port, signMixed(n.signers, tag, count), { receipts: true, pids: n.pids, inFlight: IN_FLIGHT });
+    const warm = Math.min((await run(on, "warm", WARM_UP)).perS, (await run(off, "warm", WARM_UP)).perS);
+    const count = Math.min(60_000, Math.max(3000, Math.round(warm * RUN_SECONDS * 1.2)));
+    const onRuns: RunResult[] = [];
+    const offRuns: RunResult[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const tag = `mixed${round}`;
+      if (round % 2 === 0) {
+        onRuns.push(await run(on, tag, count));
+        offRuns.push(await run(off, tag, count));
+      } else {
+        offRuns.push(await run(off, tag, count));
+        onRuns.push(await run(on, tag, count));
+      }
+      checkReceipts("mixed, logging on", onRuns[round] as RunResult);
+      checkReceipts("mixed, logging off", offRuns[round] as RunResult);
+      note(`logging round ${round + 1}/${ROUNDS}: on ${Math.round((onRuns[round] as RunResult).perS)}, off ${Math.round((offRuns[round] as RunResult).perS)} cmds/s`);
+    }
+    printLogging(onRuns, offRuns, logLines(on.dir, "refused"), logLines(off.dir, "refused"));
+    const perRound = (runs: RunResult[]) => runs.map((r) => Math.round(r.perS)).join(", ");
+    process.stdout.write(`engine.logging.rounds ${ROUNDS} (cmds/s per round, ${count} commands each) on ${perRound(onRuns)}; off ${perRound(offRuns)}\n`);
+  } finally {
+    await stopCharter(on.charter);
+    await stopCharter(off.charter);
+    cleanup(on.dir);
+    cleanup(off.dir);
+  }
 }
 
 // ---- Charter ----------------------------------------------------------------------------------
@@ -234,6 +330,8 @@ try {
   await stopCharter(charter);
   cleanup(dataDir);
 }
+
+await loggingRounds();
 
 if (failures.length > 0) {
   for (const f of failures) process.stderr.write(`FAIL ${f}\n`);

@@ -1,20 +1,30 @@
 /**
  * @module The log file: JSON lines appended to `DATA/logs/charter.log`, rotated when it passes a
- * size (charter.log → charter.log.1 → … → charter.log.N, the oldest dropped).
+ * size (charter.log → charter.log.1 → … → charter.log.N, the oldest dropped). The files together
+ * never hold more than (N + 1) × the size, whatever the node is asked: a burst of bad requests
+ * that each log a line turns the files over faster, it does not grow them. When rotating fails (the
+ * directory became read-only, something sits where an old file goes), the current file starts
+ * over, with a line saying why, rather than growing past its size.
  *
  * The file is 0600 and never reached through a link (issue 16): it is opened with O_NOFOLLOW, and a
  * `logs` that is itself a link is refused — in a data directory others could write, a link would
  * have the supervisor append to any file it may write.
  */
-import { closeSync, constants, existsSync, fchmodSync, fstatSync, lstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, fchmodSync, fstatSync, ftruncateSync, lstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { LogRecord } from "./log.ts";
 import { makeDirsSync } from "./make-dirs.ts";
 
 export interface LogFileOptions {
+  /** The size at which the current file is rotated (default 10 MiB). */
   readonly maxBytes?: number;
+  /** How many rotated files are kept (default 5). */
   readonly keep?: number;
 }
+
+/** The defaults: at most 60 MiB of log in all. */
+export const LOG_MAX_BYTES = 10 * 1024 * 1024;
+export const LOG_KEEP = 5;
 
 // Append, create 0600, never through a link, never block on a FIFO put in its place (0 on Windows).
 const FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -33,8 +43,8 @@ export class LogFile {
     if (lstatSync(dir).isSymbolicLink()) throw new Error(`refusing to write the log into ${dir}: it is a symbolic link (links inside the data directory are not followed); replace it with a directory`);
     this.#dir = dir;
     this.#path = join(dir, "charter.log");
-    this.#maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
-    this.#keep = options.keep ?? 5;
+    this.#maxBytes = options.maxBytes ?? LOG_MAX_BYTES;
+    this.#keep = options.keep ?? LOG_KEEP;
     this.#fd = openLog(this.#path);
     this.#size = fstatSync(this.#fd).size;
   }
@@ -42,7 +52,16 @@ export class LogFile {
   /** Appends one record as a line, rotating first if the file is full. */
   write(record: LogRecord): void {
     const line = Buffer.from(`${JSON.stringify(record)}\n`);
-    if (this.#size + line.length > this.#maxBytes && this.#size > 0) this.#rotate();
+    if (this.#size + line.length > this.#maxBytes && this.#size > 0) {
+      const failure = this.#rotate();
+      if (failure !== null) {
+        this.#append(Buffer.from(`${JSON.stringify({ t: record.t, level: "error", component: "supervisor", msg: "the log could not be rotated; it started over to stay within its size", error: failure })}\n`));
+      }
+    }
+    this.#append(line);
+  }
+
+  #append(line: Buffer): void {
     writeSync(this.#fd, line);
     this.#size += line.length;
   }
@@ -51,7 +70,8 @@ export class LogFile {
     closeSync(this.#fd);
   }
 
-  #rotate(): void {
+  /** Rotates the files; on failure, empties the current one instead and returns why. */
+  #rotate(): string | null {
     const numbered = (n: number) => join(this.#dir, `charter.log.${n}`);
     let fd: number;
     try {
@@ -59,15 +79,18 @@ export class LogFile {
       for (let n = this.#keep - 1; n >= 1; n--) if (existsSync(numbered(n))) renameSync(numbered(n), numbered(n + 1));
       renameSync(this.#path, numbered(1));
       fd = openLog(this.#path);
-    } catch {
-      // A directory that became read-only (or full) must not stop the tree over its log: go on
-      // appending to the current file, and try again after another maxBytes.
+    } catch (error) {
+      // A log that cannot rotate must neither stop the tree nor grow without end: the open file
+      // (still writable, whatever happened to its directory) starts over; rotation is tried again
+      // once it is full again.
+      ftruncateSync(this.#fd, 0);
       this.#size = 0;
-      return;
+      return error instanceof Error ? error.message : String(error);
     }
     closeSync(this.#fd);
     this.#fd = fd;
     this.#size = 0;
+    return null;
   }
 }
 

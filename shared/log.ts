@@ -1,7 +1,7 @@
 /**
  * @module Structured logging: one JSON line per event worth knowing. Workers write their lines to
  * stdout; the supervisor collects every worker's lines into `DATA/logs/charter.log` (rotated by
- * size) and prints a readable form on stderr.
+ * size, log-file.ts) and prints a readable form on stderr.
  */
 
 export type Level = "debug" | "info" | "warn" | "error";
@@ -27,6 +27,20 @@ export function createLogger(component: string, sink: (record: LogRecord) => voi
   const at = (level: Level) => (msg: string, fields?: Record<string, unknown>) =>
     sink({ t: new Date().toISOString(), level, component, msg, ...fields });
   return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+const ignore = () => {};
+
+/** A logger that writes nothing. */
+export const silentLogger: Logger = Object.freeze({ debug: ignore, info: ignore, warn: ignore, error: ignore });
+
+/**
+ * The logger for lines written per request rather than per event of the node's life: answers ≥ 400,
+ * refusals, slow batches. `CHARTER_LOG_REQUESTS=off` silences them (the engine benchmark's baseline
+ * measures what they cost); every other line is written regardless.
+ */
+export function requestLogger(log: Logger, env: Record<string, string | undefined> = process.env): Logger {
+  return env.CHARTER_LOG_REQUESTS === "off" ? silentLogger : log;
 }
 
 function writeJsonLine(record: LogRecord): void {

@@ -1,43 +1,42 @@
 /**
  * @module RFC 9457 problem documents: the one shape of every HTTP error Charter answers with.
  * Handlers throw `HttpProblem`; the gateway's single error handler turns it into the response.
+ * Every problem is built here from a code of the catalogue (problem-catalog.ts).
  */
+import { problemCatalog, type ProblemCode, type ProblemStatus, type ProblemType, problemType } from "./problem-catalog.ts";
+
+export type { ProblemCode } from "./problem-catalog.ts";
 
 /** A problem document (`application/problem+json`). */
 export interface Problem {
-  readonly type: string;
+  /** `urn:charter:problem:<code>`. */
+  readonly type: ProblemType;
   readonly title: string;
   readonly status: number;
   readonly detail: string;
-  /** A stable machine-readable code (extension member), where the producer has one. */
-  readonly code?: string;
+  /** The stable machine-readable code (an extension member), one of the catalogue's. */
+  readonly code: ProblemCode;
   /** Field problems: which input was wrong and why. */
   readonly errors?: readonly object[];
   /** Seconds to wait before trying again (429, 503): also sent as `Retry-After`. */
   readonly retryAfter?: number;
+  /** A `query-failed`'s cause, in the refusal reasons' vocabulary (`overflow`, `division_by_zero`). */
+  readonly reason?: string;
 }
 
-const titles: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  409: "Conflict",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  421: "Misdirected Request",
-  422: "Unprocessable Content",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-  503: "Service Unavailable",
-  507: "Insufficient Storage",
-};
+/**
+ * Builds the problem of `code`: its status, type and title come from the catalogue. The status is
+ * also written at the call site, for the reader; the type checks it is the catalogue's.
+ */
+export function problem<C extends ProblemCode>(_status: ProblemStatus<C>, code: C, detail: string, errors?: Problem["errors"]): Problem {
+  return problemOf(code, detail, errors);
+}
 
-/** Builds a problem; `type` is a stable URN naming the kind of problem. */
-export function problem(status: number, kind: string, detail: string, errors?: Problem["errors"]): Problem {
-  return { type: `urn:charter:problem:${kind}`, title: titles[status] ?? "Error", status, detail, ...(errors ? { errors } : {}) };
+/** The problem of a code known only at run time (mapped from another vocabulary, such as the admin channel's). */
+export function problemOf(code: ProblemCode, detail: string, errors?: Problem["errors"]): Problem {
+  const { status, title } = problemCatalog[code];
+  const base = { type: problemType(code), title, status, detail, code };
+  return errors === undefined ? base : { ...base, errors };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * @module The value every fallible identity operation returns: user input never throws, it comes
- * back as `{ok: false, error}` with a stable `code` (exceptions are kept for bugs).
+ * @module The one shape of a fallible operation's answer: user input never throws, it comes back
+ * as `{ok: false, error}` with a stable `code` (exceptions are kept for bugs). Identity checks,
+ * admin requests, the command line's parsers and the peer link all answer with it.
  */
 
 /** Success with a value, or failure with a typed error. */

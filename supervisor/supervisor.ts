@@ -142,7 +142,7 @@ export class Supervisor {
     });
     control.onNotice("fatal", ({ message }) => void this.shutdown(1, `${spec.name}: ${message}`));
     child.on("exit", (code, signal) => this.#onExit(slot, child, pid, code, signal));
-    this.#log.info("worker started", { worker: spec.name, pid });
+    this.#log.info("worker started", { worker: spec.name, pid, ...(slot.history.restarts.length > 0 ? { restart: slot.history.restarts.length } : {}) });
     this.#reportPids();
   }
 
@@ -152,11 +152,12 @@ export class Supervisor {
     slot.control = null;
     if (this.#shutdown !== null) {
       if (slot.state !== "failed") slot.state = "stopped";
+      this.#log.info("worker stopped", { worker: slot.spec.name, pid, code, signal });
       return;
     }
     slot.state = "failed";
     this.#broadcast();
-    this.#log.warn("worker exited", { worker: slot.spec.name, pid, code, signal });
+    this.#log.warn("worker exited", { worker: slot.spec.name, pid, code, signal, ranMs: this.#clock.now() - slot.startedAt });
     void this.#releaseClaims(claimantName(slot.spec.name, pid));
     const decision = onExit(slot.history, slot.startedAt, this.#clock.now(), this.#options.policy ?? defaultRestartPolicy);
     slot.history = decision.history;
@@ -164,6 +165,7 @@ export class Supervisor {
       void this.shutdown(1, `worker ${slot.spec.name} keeps failing (${decision.reason}); shutting down`);
       return;
     }
+    this.#log.info("restarting worker", { worker: slot.spec.name, delayMs: decision.delayMs, recentRestarts: decision.history.restarts.length });
     slot.timer = setTimeout(() => this.#spawn(slot), decision.delayMs);
   }
 

@@ -82,7 +82,7 @@ describe("issue 16 #16: lookups tell a stranger nothing", () => {
       for (const a of answers) assert.deepEqual(a, answers[0], who);
       assert.equal(answers[0]?.status, 404);
       assert.equal(answers[0]?.type, "application/problem+json");
-      assert.deepEqual(JSON.parse(answers[0]?.text ?? ""), { type: "urn:charter:problem:not-found", title: "Not Found", status: 404, detail: UNIFORM });
+      assert.deepEqual(JSON.parse(answers[0]?.text ?? ""), { type: "urn:charter:problem:not-found", title: "Not Found", status: 404, detail: UNIFORM, code: "not-found" });
     }
   });
 

@@ -87,7 +87,7 @@ describe("POST /v1/{tenant}/_install", () => {
     assert.equal((await install(forged)).status, 400);
     const elsewhere = await install(envelope(ada, shipping, "globex"));
     assert.equal(elsewhere.status, 400);
-    assert.equal(elsewhere.body.code, "path_mismatch");
+    assert.equal(elsewhere.body.code, "path-mismatch");
   });
 
   it("issue 16 #16: answers a tenant that does not exist as one the signer does not own (403), telling nothing", async () => {

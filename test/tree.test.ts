@@ -50,7 +50,7 @@ test("errors are problem documents: unknown route 404, oversized body 413", asyn
   const missing = await fetch(`${c.url}/no/such/route`);
   assert.equal(missing.status, 404);
   assert.equal(missing.headers.get("content-type"), "application/problem+json");
-  assert.deepEqual(await missing.json(), { type: "urn:charter:problem:not-found", title: "Not Found", status: 404, detail: "no route for GET /no/such/route" });
+  assert.deepEqual(await missing.json(), { type: "urn:charter:problem:not-found", title: "Not Found", status: 404, detail: "no route for GET /no/such/route", code: "not-found" });
   const big = await fetch(`${c.url}/health`, { method: "POST", body: "x".repeat(5000) });
   assert.equal(big.status, 413);
   assert.equal(((await big.json()) as { status: number }).status, 413);

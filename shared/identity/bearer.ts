@@ -18,7 +18,7 @@ import { publicKeyFromDidKey } from "./did-key.ts";
 import { signJws } from "./jws.ts";
 import { toPublicJwk, type KeyPair } from "./key-pair.ts";
 import { problem, type Problem } from "./problem.ts";
-import { fail, ok, type Result } from "./result.ts";
+import { fail, ok, type Result } from "../result.ts";
 
 /** Longest allowed `exp - iat`, in seconds. */
 export const BEARER_MAX_LIFETIME_S = 300;

@@ -60,10 +60,10 @@ describe("commands", () => {
   });
 
   for (const field of ["tenant", "namespace", "action"] as const) {
-    it(`rejects a command posted to another ${field} as path_mismatch (400)`, () => {
+    it(`rejects a command posted to another ${field} as path-mismatch (400)`, () => {
       const p = problemOf(signCommand(ada, payload), { now, path: { ...path, [field]: "other" } });
       assert.equal(p.status, 400);
-      assert.equal(p.code, "path_mismatch");
+      assert.equal(p.code, "path-mismatch");
       assert.deepEqual(p.errors?.map((e) => e.pointer), [`#/${field}`]);
     });
   }
@@ -71,14 +71,14 @@ describe("commands", () => {
   it("maps signature-level failures to 400 problems with the JWS code", () => {
     const good = signCommand(ada, payload);
     const cases: [unknown, string][] = [
-      [undefined, "malformed_jws"],
-      [{ command: good }, "malformed_jws"],
-      ["", "malformed_jws"],
-      [good.slice(0, -2), "malformed_jws"],
-      [signJws({ kid: ada.did, typ: COMMAND_TYP }, JSON.stringify(payload), generateKeyPair().secretKey), "bad_signature"],
-      [signJws({ kid: ada.did, typ: "charter-install+jws" }, JSON.stringify(payload), ada.secretKey), "bad_typ"],
-      [signJws({ kid: ada.did }, JSON.stringify(payload), ada.secretKey), "bad_typ"],
-      [signJws({ kid: "ada", typ: COMMAND_TYP }, JSON.stringify(payload), ada.secretKey), "bad_kid"],
+      [undefined, "malformed-jws"],
+      [{ command: good }, "malformed-jws"],
+      ["", "malformed-jws"],
+      [good.slice(0, -2), "malformed-jws"],
+      [signJws({ kid: ada.did, typ: COMMAND_TYP }, JSON.stringify(payload), generateKeyPair().secretKey), "bad-signature"],
+      [signJws({ kid: ada.did, typ: "charter-install+jws" }, JSON.stringify(payload), ada.secretKey), "bad-typ"],
+      [signJws({ kid: ada.did }, JSON.stringify(payload), ada.secretKey), "bad-typ"],
+      [signJws({ kid: "ada", typ: COMMAND_TYP }, JSON.stringify(payload), ada.secretKey), "bad-kid"],
     ];
     for (const [compact, code] of cases) {
       const p = problemOf(compact);
@@ -111,11 +111,11 @@ describe("commands", () => {
     ["several problems at once", { ...payload, subject: 5, args: 5, extra: true }, ["#/extra", "#/subject", "#/args"]],
   ];
   for (const [name, fields, pointers] of malformed) {
-    it(`rejects ${name} as malformed_payload (400)`, () => {
+    it(`rejects ${name} as malformed-payload (400)`, () => {
       const compact = typeof fields === "string" ? signJws({ kid: ada.did, typ: COMMAND_TYP }, fields, ada.secretKey) : signed(fields);
       const p = problemOf(compact);
       assert.equal(p.status, 400);
-      assert.equal(p.code, "malformed_payload");
+      assert.equal(p.code, "malformed-payload");
       assert.deepEqual((p.errors ?? []).map((e) => e.pointer), pointers);
     });
   }

@@ -11,7 +11,7 @@ import { checkFresh, checkTimestamp, openEnvelope, unknownFields } from "./envel
 import { signJws, type JwsHeader } from "./jws.ts";
 import type { KeyPair } from "./key-pair.ts";
 import { problem, type FieldProblem, type Problem } from "./problem.ts";
-import { fail, ok, type Result } from "./result.ts";
+import { fail, ok, type Result } from "../result.ts";
 
 /** The JWS `typ` of a command. */
 export const COMMAND_TYP = "charter-command+jws";
@@ -68,7 +68,7 @@ export function parseCommand(compact: unknown, options: { readonly now: number; 
   }
   const timestamp = checkTimestamp(fields.issuedAt, "issuedAt");
   if (timestamp !== null) errors.push(timestamp);
-  if (errors.length > 0) return fail(problem(400, "malformed_payload", "the command payload has missing or mistyped fields", errors));
+  if (errors.length > 0) return fail(problem(400, "malformed-payload", "the command payload has missing or mistyped fields", errors));
   const payload = fields as unknown as CommandPayload;
 
   const stale = checkFresh(payload.issuedAt, options.now);
@@ -79,7 +79,7 @@ export function parseCommand(compact: unknown, options: { readonly now: number; 
     return fail(
       problem(
         400,
-        "path_mismatch",
+        "path-mismatch",
         `the signed command is for ${payload.tenant}/${payload.namespace}/${payload.action} but was posted to ${options.path.tenant}/${options.path.namespace}/${options.path.action}`,
         mismatched.map((name) => ({ pointer: `#/${name}`, detail: `must equal the path's ${name} '${options.path[name]}'` })),
       ),

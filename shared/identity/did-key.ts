@@ -4,7 +4,7 @@
  * memoises recent identities.
  */
 import { base58Decode, base58Encode } from "./base58.ts";
-import { fail, ok, type Result } from "./result.ts";
+import { fail, ok, type Result } from "../result.ts";
 
 /** Why a string is not an Ed25519 did:key. */
 export type DidKeyErrorCode =

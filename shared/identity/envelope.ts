@@ -6,7 +6,7 @@
 import { hash } from "node:crypto";
 import { verifyJws, type JwsHeader } from "./jws.ts";
 import { problem, type FieldProblem, type Problem } from "./problem.ts";
-import { fail, ok, type Result } from "./result.ts";
+import { fail, ok, type Result } from "../result.ts";
 import { parseRfc3339 } from "./rfc3339.ts";
 import { checkJsonValue } from "../json-limits.ts";
 
@@ -23,17 +23,17 @@ export interface Envelope {
 
 /** Verify `compact` as a JWS of media type `typ` whose payload is a JSON object. */
 export function openEnvelope(compact: unknown, typ: string): Result<Envelope, Problem> {
-  if (typeof compact !== "string") return fail(problem(400, "malformed_jws", "the signed request must be a compact JWS string"));
+  if (typeof compact !== "string") return fail(problem(400, "malformed-jws", "the signed request must be a compact JWS string"));
   const verified = verifyJws(compact, { typ });
   if (!verified.ok) return fail(problem(400, verified.error.code, verified.error.message));
   let fields: unknown;
   try {
     fields = JSON.parse(verified.value.payload.toString("utf8"));
   } catch {
-    return fail(problem(400, "malformed_payload", "the JWS payload is not JSON"));
+    return fail(problem(400, "malformed-payload", "the JWS payload is not JSON"));
   }
   if (typeof fields !== "object" || fields === null || Array.isArray(fields)) {
-    return fail(problem(400, "malformed_payload", "the JWS payload is not a JSON object"));
+    return fail(problem(400, "malformed-payload", "the JWS payload is not a JSON object"));
   }
   // Before anything walks it recursively (digests, canonical JSON, the engine channel's encoder).
   const over = checkJsonValue(fields);

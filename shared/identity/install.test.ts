@@ -27,7 +27,7 @@ describe("install envelopes", () => {
   });
 
   it("rejects an install for another tenant than the path's", () => {
-    assert.deepEqual(problemCode(signInstall(owner, payload), { now, tenant: "globex" }), [400, "path_mismatch", ["#/tenant"]]);
+    assert.deepEqual(problemCode(signInstall(owner, payload), { now, tenant: "globex" }), [400, "path-mismatch", ["#/tenant"]]);
   });
 
   it("rejects a stale install", () => {
@@ -36,7 +36,7 @@ describe("install envelopes", () => {
 
   it("rejects a command presented as an install", () => {
     const command = signCommand(owner, { tenant: "acme", namespace: "n", action: "A", subject: "s", args: {}, idempotencyKey: "k", issuedAt: payload.issuedAt });
-    assert.equal(problemCode(command)[1], "bad_typ");
+    assert.equal(problemCode(command)[1], "bad-typ");
   });
 
   for (const [name, fields, pointers] of [
@@ -50,16 +50,16 @@ describe("install envelopes", () => {
     ["an id with characters outside base64url", { ...payload, id: "abcdefghijklmnop=" }, ["#/id"]],
     ["a numeric id", { ...payload, id: 1234567890123456 }, ["#/id"]],
   ] as const) {
-    it(`rejects ${name} as malformed_payload`, () => {
+    it(`rejects ${name} as malformed-payload`, () => {
       const compact = signJws({ kid: owner.did, typ: INSTALL_TYP }, JSON.stringify(fields), owner.secretKey);
-      assert.deepEqual(problemCode(compact), [400, "malformed_payload", pointers]);
+      assert.deepEqual(problemCode(compact), [400, "malformed-payload", pointers]);
     });
   }
 
   it("issue 16 #10: rejects an install without an id (an install is single-use)", () => {
     const { id: _, ...withoutId } = payload;
     const compact = signJws({ kid: owner.did, typ: INSTALL_TYP }, JSON.stringify(withoutId), owner.secretKey);
-    assert.deepEqual(problemCode(compact), [400, "malformed_payload", ["#/id"]]);
+    assert.deepEqual(problemCode(compact), [400, "malformed-payload", ["#/id"]]);
   });
 
   it("makes fresh install ids of the accepted shape", () => {
@@ -70,6 +70,6 @@ describe("install envelopes", () => {
 
   it("rejects a bad signature", () => {
     const compact = signJws({ kid: owner.did, typ: INSTALL_TYP }, JSON.stringify(payload), generateKeyPair().secretKey);
-    assert.equal(problemCode(compact)[1], "bad_signature");
+    assert.equal(problemCode(compact)[1], "bad-signature");
   });
 });

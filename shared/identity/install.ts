@@ -13,7 +13,7 @@ import { checkFresh, checkTimestamp, openEnvelope, unknownFields } from "./envel
 import { signJws, type JwsHeader } from "./jws.ts";
 import type { KeyPair } from "./key-pair.ts";
 import { problem, type FieldProblem, type Problem } from "./problem.ts";
-import { fail, ok, type Result } from "./result.ts";
+import { fail, ok, type Result } from "../result.ts";
 
 /** The JWS `typ` of an install request. */
 export const INSTALL_TYP = "charter-install+jws";
@@ -54,14 +54,14 @@ export function parseInstall(compact: unknown, options: { readonly now: number; 
   }
   const timestamp = checkTimestamp(fields.issuedAt, "issuedAt");
   if (timestamp !== null) errors.push(timestamp);
-  if (errors.length > 0) return fail(problem(400, "malformed_payload", "the install payload has missing or mistyped fields", errors));
+  if (errors.length > 0) return fail(problem(400, "malformed-payload", "the install payload has missing or mistyped fields", errors));
   const payload = fields as unknown as InstallPayload;
 
   const stale = checkFresh(payload.issuedAt, options.now);
   if (stale !== null) return fail(stale);
   if (payload.tenant !== options.tenant) {
     return fail(
-      problem(400, "path_mismatch", `the signed install is for tenant ${payload.tenant} but was posted to ${options.tenant}`, [
+      problem(400, "path-mismatch", `the signed install is for tenant ${payload.tenant} but was posted to ${options.tenant}`, [
         { pointer: "#/tenant", detail: `must equal the path's tenant '${options.tenant}'` },
       ]),
     );

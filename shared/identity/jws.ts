@@ -6,17 +6,17 @@
  */
 import { base64urlDecode, base64urlEncode, isBase64url } from "./base64url.ts";
 import { publicKeyFromDidKey } from "./did-key.ts";
-import { fail, ok, type Result } from "./result.ts";
+import { fail, ok, type Result } from "../result.ts";
 import { ed25519Sign, ed25519Verify, SIGNATURE_BYTES } from "./sodium.ts";
 
 /** Why a compact JWS was rejected. */
 export type JwsErrorCode =
-  | "malformed_jws" //    not three segments, not base64url, header not a JSON object, signature not 64 bytes
-  | "unsupported_alg" //  `alg` missing or not exactly `EdDSA`
-  | "unsupported_crit" // a `crit` header: no extensions are understood, so RFC 7515 §4.1.11 says reject
-  | "bad_kid" //          `kid` missing or not an Ed25519 did:key
-  | "bad_typ" //          `typ` is not the expected one
-  | "bad_signature"; //   the signature does not verify with the `kid`'s key
+  | "malformed-jws" //    not three segments, not base64url, header not a JSON object, signature not 64 bytes
+  | "unsupported-alg" //  `alg` missing or not exactly `EdDSA`
+  | "unsupported-crit" // a `crit` header: no extensions are understood, so RFC 7515 §4.1.11 says reject
+  | "bad-kid" //          `kid` missing or not an Ed25519 did:key
+  | "bad-typ" //          `typ` is not the expected one
+  | "bad-signature"; //   the signature does not verify with the `kid`'s key
 
 /** A JWS rejection. */
 export interface JwsError {
@@ -71,15 +71,15 @@ export function verifyJws(compact: string, options: { readonly typ?: string } = 
   if (!header.ok) return header;
   const { kid, typ } = header.value;
   if (options.typ !== undefined && (typeof typ !== "string" || normaliseTyp(typ) !== normaliseTyp(options.typ))) {
-    return fail({ code: "bad_typ", message: `expected typ '${options.typ}', got ${typ === undefined ? "none" : JSON.stringify(typ)}` });
+    return fail({ code: "bad-typ", message: `expected typ '${options.typ}', got ${typ === undefined ? "none" : JSON.stringify(typ)}` });
   }
   const signer = signerOf(kid);
-  if (signer === null) return fail({ code: "bad_kid", message: "kid must be the signer's did:key (or did:key#fragment of the same key)" });
+  if (signer === null) return fail({ code: "bad-kid", message: "kid must be the signer's did:key (or did:key#fragment of the same key)" });
   const publicKey = publicKeyFromDidKey(signer);
-  if (!publicKey.ok) return fail({ code: "bad_kid", message: `kid: ${publicKey.error.message}` });
+  if (!publicKey.ok) return fail({ code: "bad-kid", message: `kid: ${publicKey.error.message}` });
 
   if (!ed25519Verify(signature, Buffer.from(compact.slice(0, dot2), "latin1"), publicKey.value)) {
-    return fail({ code: "bad_signature", message: `the signature does not verify with the key of ${signer}` });
+    return fail({ code: "bad-signature", message: `the signature does not verify with the key of ${signer}` });
   }
   return ok({ header: header.value, payload: Buffer.from(compact.slice(dot1 + 1, dot2), "base64url"), signer });
 }
@@ -93,9 +93,9 @@ function parseHeader(json: string): Result<JwsHeader, JwsError> {
   }
   if (typeof header !== "object" || header === null || Array.isArray(header)) return malformed("the protected header is not a JSON object");
   const fields = header as Record<string, unknown>;
-  if (fields.alg !== "EdDSA") return fail({ code: "unsupported_alg", message: `alg must be "EdDSA", not ${JSON.stringify(fields.alg) ?? "missing"}` });
-  if (fields.crit !== undefined) return fail({ code: "unsupported_crit", message: "no critical header extensions are supported ('crit' must be absent)" });
-  if (typeof fields.kid !== "string") return fail({ code: "bad_kid", message: "the protected header has no string kid" });
+  if (fields.alg !== "EdDSA") return fail({ code: "unsupported-alg", message: `alg must be "EdDSA", not ${JSON.stringify(fields.alg) ?? "missing"}` });
+  if (fields.crit !== undefined) return fail({ code: "unsupported-crit", message: "no critical header extensions are supported ('crit' must be absent)" });
+  if (typeof fields.kid !== "string") return fail({ code: "bad-kid", message: "the protected header has no string kid" });
   if (fields.typ !== undefined && typeof fields.typ !== "string") return malformed("typ must be a string");
   return ok(header as JwsHeader);
 }
@@ -115,5 +115,5 @@ function normaliseTyp(typ: string): string {
 }
 
 function malformed(message: string): Result<never, JwsError> {
-  return fail({ code: "malformed_jws", message });
+  return fail({ code: "malformed-jws", message });
 }

@@ -10,7 +10,7 @@ import { chmod, link, lstat, open, rename, unlink } from "node:fs/promises";
 import { makeDirs } from "../make-dirs.ts";
 import { basename, dirname, join } from "node:path";
 import { fromPrivateJwk, generateKeyPair, toPrivateJwk, type KeyPair } from "./key-pair.ts";
-import { fail, ok, type Result } from "./result.ts";
+import { fail, ok, type Result } from "../result.ts";
 
 /** Why a key file could not be read or written. */
 export interface KeyFileError {

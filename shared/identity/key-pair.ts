@@ -4,7 +4,7 @@
  */
 import { base64urlDecode, base64urlEncode } from "./base64url.ts";
 import { didKeyFromPublicKey } from "./did-key.ts";
-import { fail, ok, type Result } from "./result.ts";
+import { fail, ok, type Result } from "../result.ts";
 import { ed25519FromSeed, ed25519Generate, SEED_BYTES } from "./sodium.ts";
 
 /** An identity that can sign: `secretKey` is libsodium's seed ‖ public key. */

@@ -57,7 +57,7 @@ describe("receipts", () => {
   it("rejects a receipt from another node than expected", () => {
     const other = generateKeyPair();
     const result = verifyReceipt(signReceipt(other, { ...receipt, node: other.did }), { node: node.did });
-    assert.equal(!result.ok && result.error.code, "bad_receipt");
+    assert.equal(!result.ok && result.error.code, "bad-receipt");
   });
 
   it("rejects a tampered receipt", () => {
@@ -65,12 +65,12 @@ describe("receipts", () => {
     const [header, , signature] = jws.split(".");
     const forged = Buffer.from(JSON.stringify({ ...receipt, outcome: "accepted", reason: null })).toString("base64url");
     const result = verifyReceipt(`${header}.${forged}.${signature}`);
-    assert.equal(!result.ok && result.error.code, "bad_signature");
+    assert.equal(!result.ok && result.error.code, "bad-signature");
   });
 
   it("rejects a command or other JWS presented as a receipt", () => {
     const result = verifyReceipt(signJws({ kid: node.did, typ: "charter-command+jws" }, JSON.stringify(receipt), node.secretKey));
-    assert.equal(!result.ok && result.error.code, "bad_typ");
+    assert.equal(!result.ok && result.error.code, "bad-typ");
   });
 
   for (const [name, payload] of [
@@ -81,9 +81,9 @@ describe("receipts", () => {
     ["with an unknown outcome", JSON.stringify({ ...receipt, outcome: "maybe" })],
     ["naming another node than its signer", JSON.stringify({ ...receipt, node: ada.did })],
   ] as const) {
-    it(`rejects a signed receipt payload that is ${name} as bad_receipt`, () => {
+    it(`rejects a signed receipt payload that is ${name} as bad-receipt`, () => {
       const result = verifyReceipt(signJws({ kid: node.did, typ: RECEIPT_TYP }, payload, node.secretKey));
-      assert.equal(!result.ok && result.error.code, "bad_receipt");
+      assert.equal(!result.ok && result.error.code, "bad-receipt");
     });
   }
 });

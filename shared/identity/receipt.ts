@@ -5,7 +5,7 @@
  */
 import { signJws, verifyJws, type JwsError, type JwsHeader } from "./jws.ts";
 import type { KeyPair } from "./key-pair.ts";
-import { fail, ok, type Result } from "./result.ts";
+import { fail, ok, type Result } from "../result.ts";
 
 /** The JWS `typ` of a receipt. */
 export const RECEIPT_TYP = "charter-receipt+jws";
@@ -39,7 +39,7 @@ export interface Receipt {
 }
 
 /** Why a receipt JWS was rejected: any JWS failure, or a payload that is not a receipt by this node. */
-export type ReceiptError = JwsError | { readonly code: "bad_receipt"; readonly message: string };
+export type ReceiptError = JwsError | { readonly code: "bad-receipt"; readonly message: string };
 
 /**
  * Sign `receipt` with the node key; `json`, when the caller already has it, is `JSON.stringify(receipt)`
@@ -86,5 +86,5 @@ export function verifyReceipt(compact: string, options: { readonly node?: string
 }
 
 function badReceipt(message: string): Result<never, ReceiptError> {
-  return fail({ code: "bad_receipt", message });
+  return fail({ code: "bad-receipt", message });
 }

@@ -4,6 +4,10 @@
  * engine. Every reply is a value: `{ok: true, value}` or `{ok: false, error: {code, message}}` with a
  * stable code — the same value the commands compute themselves when no node runs (offline mode).
  */
+import type { Result } from "../result.ts";
+import type { Roles } from "../store/roles.ts";
+
+export type { Roles };
 import type { ArtifactWire } from "../../contracts/artifact-wire.ts";
 import type { CollectionInfo } from "../../contracts/check/check-contract.ts";
 
@@ -16,16 +20,7 @@ export interface AdminError {
 }
 
 /** What every admin request answers. */
-export type AdminResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: AdminError };
-
-/** What a did is to a tenant. `member` is true for owners too (an owner is a member of its tenant). */
-export interface Roles {
-  readonly known: boolean;
-  readonly owner: boolean;
-  readonly member: boolean;
-  /** Scopes of the delegations in force. */
-  readonly scopes: readonly string[];
-}
+export type AdminResult<T> = Result<T, AdminError>;
 
 export interface Delegation {
   readonly did: string;

@@ -4,7 +4,15 @@
  * read). Each connection compiles the two statements once.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { Roles } from "../protocol/admin.ts";
+
+/** What a did is to a tenant. `member` is true for owners too (an owner is a member of its tenant). */
+export interface Roles {
+  readonly known: boolean;
+  readonly owner: boolean;
+  readonly member: boolean;
+  /** Scopes of the delegations in force. */
+  readonly scopes: readonly string[];
+}
 
 const statements = new WeakMap<DatabaseSync, { exists: StatementSync; roles: StatementSync }>();
 

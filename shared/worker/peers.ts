@@ -3,6 +3,7 @@
  * (`a=did:key:z…@127.0.0.1:8790,b=…`). Apart from the transport so that parsing the command line
  * does not load it.
  */
+import type { Result } from "../result.ts";
 import { publicKeyFromDidKey } from "../identity/did-key.ts";
 
 /** A voter: its id in the cluster configuration, its node identity and its peer address. */
@@ -14,7 +15,7 @@ export interface PeerAddress {
 }
 
 /** Parses the `--peers` flag, `a=did:key:z…@127.0.0.1:8790,b=did:key:z…@[::1]:8790`, into addresses. */
-export function parsePeers(text: string): { ok: true; value: PeerAddress[] } | { ok: false; error: string } {
+export function parsePeers(text: string): Result<PeerAddress[], string> {
   const peers: PeerAddress[] = [];
   if (text.trim() === "") return { ok: true, value: peers };
   const ids = new Set<string>();

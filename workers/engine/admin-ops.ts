@@ -2,10 +2,13 @@
  * @module The admin operations, one per admin request type, over a writer connection: the engine
  * serves them on `DATA/admin.sock`, and the `charter` commands run the very same functions on the
  * store themselves when no node holds the data directory — so the answer is the same either way.
+ * Every change (a tenant, its members, owners and delegations; an install, upgrade, retirement or
+ * restore) is logged when it happens, and so is an install refused, with its code.
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { Clock } from "../../shared/clock.ts";
 import type { KeyPair } from "../../shared/identity/index.ts";
+import { type Logger, silentLogger } from "../../shared/log.ts";
 import type { Handlers } from "../../shared/channel/channel.ts";
 import type { AdminRequests, AdminResult, ArtifactWire, Installed } from "../../shared/protocol/admin.ts";
 import { installArtifact } from "./install.ts";
@@ -26,6 +29,8 @@ export interface AdminDeps {
   readonly exclusive?: <T>(fn: () => T) => Promise<T>;
   /** A replicated voter applying a `tenant-create`: the key its proposer made, the same on every voter. */
   readonly tenantKey?: () => KeyPair | undefined;
+  /** Where changes are logged (the engine's log; none when a command runs offline). */
+  readonly log?: Logger;
 }
 
 /** One handler per request type; the record type makes a new request type break the build until handled. */
@@ -35,6 +40,13 @@ export type AdminHandlers = Handlers<AdminRequests>;
 export function adminHandlers(deps: AdminDeps): AdminHandlers {
   const { db, keysDir, clock, onInstalled } = deps;
   const exclusive = deps.exclusive ?? (<T>(fn: () => T) => Promise.resolve(fn()));
+  const log = deps.log ?? silentLogger;
+  /** Logs `msg` with the fields of a result that changed something (`fields` gives null when nothing changed). */
+  const logged = <T>(result: AdminResult<T>, msg: string, fields: (value: T) => Record<string, unknown> | null): AdminResult<T> => {
+    const line = result.ok ? fields(result.value) : null;
+    if (line !== null) log.info(msg, line);
+    return result;
+  };
   /** Tells the engine a namespace's active artifact changed, when it did. */
   const changed = <T>(r: { tenant: string; namespace: string }, result: AdminResult<T>): AdminResult<T> => {
     if (result.ok) onInstalled?.(r.tenant, r.namespace);
@@ -43,13 +55,15 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
   return {
     "tenant-create": (r) => {
       const key = deps.tenantKey?.();
-      return createTenant(db, { handle: r.handle, owners: r.owners, by: r.by ?? null, keysDir, now: clock.now(), ...(key ? { key } : {}) });
+      const created = createTenant(db, { handle: r.handle, owners: r.owners, by: r.by ?? null, keysDir, now: clock.now(), ...(key ? { key } : {}) });
+      return created.then((result) => logged(result, "tenant created", (t) => ({ tenant: t.handle, did: t.did, owners: r.owners })));
     },
-    "tenant-member-add": (r) => addRole(db, r.tenant, r.did, "member", clock.now()),
-    "tenant-member-remove": (r) => removeRole(db, r.tenant, r.did, "member"),
-    "tenant-owner-add": (r) => addRole(db, r.tenant, r.did, "owner", clock.now()),
-    "tenant-owner-remove": (r) => removeRole(db, r.tenant, r.did, "owner"),
-    "tenant-delegate": (r) => delegate(db, { tenant: r.tenant, did: r.did, scope: r.scope, until: r.until, now: clock.now() }),
+    "tenant-member-add": (r) => logged(addRole(db, r.tenant, r.did, "member", clock.now()), "member added", (v) => (v.added ? { tenant: r.tenant, did: r.did } : null)),
+    "tenant-member-remove": (r) => logged(removeRole(db, r.tenant, r.did, "member"), "member removed", (v) => (v.removed ? { tenant: r.tenant, did: r.did } : null)),
+    "tenant-owner-add": (r) => logged(addRole(db, r.tenant, r.did, "owner", clock.now()), "owner added", (v) => (v.added ? { tenant: r.tenant, did: r.did } : null)),
+    "tenant-owner-remove": (r) => logged(removeRole(db, r.tenant, r.did, "owner"), "owner removed", (v) => (v.removed ? { tenant: r.tenant, did: r.did } : null)),
+    "tenant-delegate": (r) =>
+      logged(delegate(db, { tenant: r.tenant, did: r.did, scope: r.scope, until: r.until, now: clock.now() }), "delegated", (d) => ({ tenant: r.tenant, did: d.did, scope: d.scope, until: d.until })),
     "tenant-describe": (r) => describeTenant(db, r.tenant),
     "tenant-list": () => ok(listTenants(db)),
     "tenant-roles": (r) => checkTenant(db, r.tenant) ?? ok(rolesOf(db, r.tenant, r.did, clock.now())),
@@ -57,11 +71,14 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
       exclusive(() => {
         const result = install(db, r, clock.now());
         if (result.ok && !result.value.unchanged) onInstalled?.(r.tenant, result.value.namespace);
+        logInstall(log, r, result);
         return result;
       }),
     "contracts-list": (r) => listContracts(db, r.tenant),
-    "contract-retire": (r) => exclusive(() => changed(r, checkTenant(db, r.tenant) ?? retireNamespace(db, r.tenant, r.namespace))),
-    "contract-restore": (r) => exclusive(() => changed(r, checkTenant(db, r.tenant) ?? restoreNamespace(db, r.tenant, r.namespace))),
+    "contract-retire": (r) =>
+      exclusive(() => logged(changed(r, checkTenant(db, r.tenant) ?? retireNamespace(db, r.tenant, r.namespace)), "retired", (v) => ({ tenant: r.tenant, namespace: r.namespace, artifact: v.artifact }))),
+    "contract-restore": (r) =>
+      exclusive(() => logged(changed(r, checkTenant(db, r.tenant) ?? restoreNamespace(db, r.tenant, r.namespace)), "restored", (v) => ({ tenant: r.tenant, namespace: r.namespace, artifact: v.artifact }))),
     collections: (r) => checkTenant(db, r.tenant) ?? ok(tenantCollections(db, r.tenant)),
     "artifact-schema": (r) => {
       const row = db.prepare("SELECT schema FROM artifacts WHERE id = ?").get(r.id) as { schema: string } | undefined;
@@ -79,6 +96,16 @@ function install(db: DatabaseSync, r: AdminRequests["install"]["request"], now: 
   const { id, schemaJson, source } = r.artifact;
   const result = installArtifact(db, { tenant: r.tenant, artifact: { id, schemaJson, source, wasm: Buffer.from(r.artifact.wasm, "base64") }, installedBy: r.by, now, signed: r.signed });
   return result.ok ? ok({ ...result.value }) : fail(result.error.code, result.error.message);
+}
+
+/** An install's line: `installed`, `upgraded` (with what it replaced and how many records moved), or `install refused` with its code. */
+function logInstall(log: Logger, r: AdminRequests["install"]["request"], result: AdminResult<Installed>): void {
+  const artifact = typeof r.artifact?.id === "string" ? r.artifact.id : null;
+  if (!result.ok) return log.info("install refused", { tenant: r.tenant, artifact, code: result.error.code });
+  const { namespace, version, unchanged, replaced, migrated } = result.value;
+  if (unchanged) return log.info("install unchanged", { tenant: r.tenant, namespace, artifact, version });
+  if (replaced) return log.info("upgraded", { tenant: r.tenant, namespace, artifact, version, replaced, migrated });
+  log.info("installed", { tenant: r.tenant, namespace, artifact, version, by: r.by });
 }
 
 function checkArtifact(a: ArtifactWire | undefined): AdminResult<never> | null {

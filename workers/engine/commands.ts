@@ -11,10 +11,10 @@ import { problem } from "../../shared/problem.ts";
 import type { CommandAnswer, SubmittedCommand } from "../../shared/protocol/engine.ts";
 import type { ArtifactCache } from "./artifact-cache.ts";
 import { BatchCommitter, type CommitOptions, type Committed } from "./command-commit.ts";
-import { type BatchPlan, BatchPlanner, type CallerRoles, type Pending, type PlanDeps, type PlannedCommand, type PlannedWrite } from "./command-plan.ts";
+import { type BatchPlan, BatchPlanner, type Pending, type PlanDeps, type PlannedCommand, type PlannedWrite } from "./command-plan.ts";
 import type { ExecutorPool } from "./executor/pool.ts";
 
-export type { CallerRoles, Pending };
+export type { Pending };
 export { REFUSED_PAYLOAD_MAX, stateDigest } from "./command-commit.ts";
 
 export interface CommandDeps {

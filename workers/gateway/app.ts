@@ -5,13 +5,13 @@
 import { type Context, Hono } from "hono";
 import type { HttpBindings } from "@hono/node-server";
 import { bodyLimit } from "hono/body-limit";
-import type { Logger } from "../../shared/log.ts";
+import { type Logger, requestLogger } from "../../shared/log.ts";
 import { type Problem, problem } from "../../shared/problem.ts";
 import type { ConsensusStatus } from "../../shared/protocol/engine.ts";
 import type { Lifecycle } from "../../shared/protocol/lifecycle.ts";
 import { discardBody } from "./discard-body.ts";
 import { checkJsonTextDepth } from "../../shared/json-limits.ts";
-import { errorHandler, problemResponse } from "./problem-response.ts";
+import { answerLog, errorHandler, noteProblem, problemResponse } from "./problem-response.ts";
 
 /** What the app needs to know about the rest of the process tree. */
 export interface GatewayView {
@@ -29,13 +29,16 @@ const GRAPHQL_PATH = /^\/v1\/[^/]+\/[^/]+\/graphql$/;
 
 /** Refuses a request before its route runs: a problem document, or on a GraphQL endpoint (which answers every failure in GraphQL's own form) a GraphQL error. */
 function refuse(c: Context, p: Problem, graphqlCode: string): Response {
-  if (GRAPHQL_PATH.test(c.req.path)) return c.json({ errors: [{ message: p.detail, extensions: { code: graphqlCode } }] }, p.status as 400);
-  return problemResponse(c, p);
+  if (!GRAPHQL_PATH.test(c.req.path)) return problemResponse(c, p);
+  noteProblem(c, p);
+  return c.json({ errors: [{ message: p.detail, extensions: { code: graphqlCode } }] }, p.status as 400);
 }
 
 export function createApp(view: GatewayView, options: { bodyLimit: number; log: Logger }): Hono {
   const app = new Hono();
   app.onError(errorHandler(options.log));
+  // First, so it sees every answer: the routes', the mappers' and the limits' below.
+  app.use("*", answerLog(requestLogger(options.log)));
   app.notFound((c) => problemResponse(c, problem(404, "not-found", `no route for ${c.req.method} ${c.req.path}`)));
   // A declared body's rest is read and thrown away (discard-body.ts); a streamed one was cut off.
   const onTooLarge = async (c: Context, declared = false) => {
@@ -79,8 +82,10 @@ export function createApp(view: GatewayView, options: { bodyLimit: number; log: 
     // Running but unable to write as it should: still 200 (the node answers), and says why.
     if (down.length === 0 && degraded.length > 0) return c.json({ status: "degraded", degraded, ...body });
     if (down.length === 0) return c.json({ status: "ok", ...body });
+    const unavailable = problem(503, "unavailable", `not running: ${down.join(", ")}`);
+    noteProblem(c, unavailable);
     return c.body(
-      JSON.stringify({ ...problem(503, "unavailable", `not running: ${down.join(", ")}`), status: 503, health: "unavailable", down, ...body }),
+      JSON.stringify({ ...unavailable, status: 503, health: "unavailable", down, ...body }),
       503,
       { "content-type": "application/problem+json" },
     );

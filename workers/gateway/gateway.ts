@@ -27,8 +27,9 @@ import { checkGrpcPort, GrpcSurface } from "./surfaces/grpc-surface.ts";
 import { gracefulCloser } from "./graceful-close.ts";
 import { guardConnections } from "./connection-guard.ts";
 import { hostCheck } from "./host-check.ts";
-import type { Logger } from "../../shared/log.ts";
+import { type Logger, requestLogger } from "../../shared/log.ts";
 import { problem } from "../../shared/problem.ts";
+import { logAnswer, sendProblem } from "./problem-response.ts";
 
 
 /** How long to keep retrying a port that is busy, for a predecessor killed a moment ago to let go of it. */
@@ -155,9 +156,7 @@ async function listen(server: Server, host: string, port: number): Promise<void>
 /** A request for a host name that is not this node's (host-check.ts): 421, and the connection closes. */
 function misdirected(req: IncomingMessage, res: ServerResponse, log: Logger): void {
   const p = problem(421, "misdirected-request", "this node does not answer for that host name; use its IP address, localhost, or a name given with --allow-host");
-  log.warn("answered 421 for a foreign Host", { host: String(req.headers.host).slice(0, 200), path: (req.url ?? "").slice(0, 200) });
-  const body = JSON.stringify(p);
   // The body is not read: the connection cannot carry another request.
-  res.writeHead(421, { "content-type": "application/problem+json", "content-length": Buffer.byteLength(body), connection: "close" });
-  res.end(body);
+  sendProblem(res, p, { connection: "close" });
+  logAnswer(requestLogger(log), { method: req.method ?? "", route: null, status: p.status, code: p.code }, { host: String(req.headers.host).slice(0, 200) });
 }

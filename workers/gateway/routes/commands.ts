@@ -11,8 +11,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseCommand, receiptJsonOf } from "../../../shared/identity/index.ts";
 import { ChannelError } from "../../../shared/channel/messages.ts";
-import type { Logger } from "../../../shared/log.ts";
+import { type Logger, requestLogger } from "../../../shared/log.ts";
 import { HttpProblem, type Problem, problem } from "../../../shared/problem.ts";
+import { internalProblem, logAnswer, sendProblem } from "../problem-response.ts";
 import type { SignedCommandAnswer } from "../../../shared/protocol/engine.ts";
 import type { EngineLink } from "../../../shared/worker/engine-link.ts";
 import { discardBody } from "../discard-body.ts";
@@ -44,6 +45,9 @@ export async function submit(deps: CommandRouteDeps, jws: string, tenant: string
   }
 }
 
+/** The route's pattern, as the answers' log lines name it. */
+const ROUTE = "/v1/:tenant/:namespace/actions/:action";
+
 /** The route's path; a parameter is one segment, the query string is ignored (as Hono's router does). */
 const COMMAND_PATH = /^\/v1\/([^/?]+)\/([^/?]+)\/actions\/([^/?]+)(?:\?.*)?$/;
 
@@ -62,37 +66,39 @@ function param(raw: string): string {
  * true; any other request it leaves alone and returns false, for the Hono app to answer.
  */
 export function commandListener(deps: CommandListenerDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const answers = requestLogger(deps.log);
   return function postCommand(req, res) {
     if (req.method !== "POST") return false;
     const path = COMMAND_PATH.exec(req.url ?? "");
     if (path === null) return false;
-    serve(deps, req, res, param(path[1] as string), param(path[2] as string), param(path[3] as string)).catch((error: unknown) => {
-      deps.log.error("unhandled error", { path: req.url, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-      if (!res.headersSent) sendProblem(res, problem(500, "internal", "the server failed to answer this request; the failure was logged"));
+    serve({ ...deps, answers }, req, res, param(path[1] as string), param(path[2] as string), param(path[3] as string)).catch((error: unknown) => {
+      deps.log.error("unhandled error", { method: "POST", route: ROUTE, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      if (!res.headersSent) answerProblem(answers, res, internalProblem());
       else res.destroy();
     });
     return true;
   };
 }
 
-async function serve(deps: CommandListenerDeps, req: IncomingMessage, res: ServerResponse, tenant: string, namespace: string, action: string): Promise<void> {
+async function serve(deps: CommandListenerDeps & { answers: Logger }, req: IncomingMessage, res: ServerResponse, tenant: string, namespace: string, action: string): Promise<void> {
   const body = await readBody(req, deps.bodyLimit);
   if (body === undefined) return; // the client went away before sending the whole body
   if (typeof body !== "string") {
     // Unless the rest of the body was read (and thrown away), this connection cannot carry another request.
     if (!(await discardBody(req, body.read))) res.setHeader("connection", "close");
-    sendProblem(res, problem(413, "body-too-large", `the request body is over the limit of ${deps.bodyLimit} bytes`));
+    answerProblem(deps.answers, res, problem(413, "body-too-large", `the request body is over the limit of ${deps.bodyLimit} bytes`));
     return;
   }
   let jws: string;
   try {
     jws = jwsFromBody(req.headers["content-type"], body, "command");
   } catch (error) {
-    if (error instanceof HttpProblem) return sendProblem(res, error.problem);
+    if (error instanceof HttpProblem) return answerProblem(deps.answers, res, error.problem);
     throw error;
   }
   const answer = await submit(deps, jws, tenant, namespace, action);
-  if (answer.kind === "problem") return sendProblem(res, answer.problem);
+  if (answer.kind === "problem") return answerProblem(deps.answers, res, answer.problem);
+  // A refusal (422) is logged by the engine, with its reason, where it was decided.
   send(res, answer.outcome === "accepted" ? 200 : 422, "application/json", receiptBody(answer.jws), answer.replayed ? { "idempotent-replayed": "true" } : undefined);
 }
 
@@ -141,6 +147,8 @@ function send(res: ServerResponse, status: number, type: string, body: string, e
   res.end(body);
 }
 
-function sendProblem(res: ServerResponse, p: Problem): void {
-  send(res, p.status, "application/problem+json", JSON.stringify(p), p.retryAfter === undefined ? undefined : { "retry-after": String(p.retryAfter) });
+/** Answers with a problem and logs the answer, as the app's routes are (problem-response.ts). */
+function answerProblem(answers: Logger, res: ServerResponse, p: Problem): void {
+  sendProblem(res, p);
+  logAnswer(answers, { method: "POST", route: ROUTE, status: p.status, code: p.code });
 }

@@ -13,7 +13,7 @@
 import type { Context, Hono } from "hono";
 import { ChannelError } from "../../../shared/channel/messages.ts";
 import { parseInstall, verifyBearer } from "../../../shared/identity/index.ts";
-import { HttpProblem, problem } from "../../../shared/problem.ts";
+import { HttpProblem, problem, problemOf, type ProblemCode } from "../../../shared/problem.ts";
 import type { AdminError, AdminRequests, AdminRequestType, AdminResult } from "../../../shared/protocol/admin.ts";
 import type { CompileOutcome } from "../../../contracts/artifact-wire.ts";
 import type { CheckOptions, CollectionInfo } from "../../../contracts/check/check-contract.ts";
@@ -33,20 +33,34 @@ export interface TenantRouteDeps {
   readonly installed?: () => Promise<void>;
 }
 
-/** HTTP status of each engine refusal; any other code is a conflict with what is installed. */
-const STATUS: Record<string, number> = {
-  bad_handle: 404,
-  unknown_tenant: 404,
-  not_owner: 403,
-  bad_artifact: 400,
-  artifact_mismatch: 400,
-  bad_install: 400,
-  install_stale: 400,
-  install_replayed: 409,
+/**
+ * The problem of each admin error a tenant route can get back (the admin channel's codes are its
+ * own vocabulary, shared with the `charter` commands). A code missing here is a bug, answered 500.
+ */
+const ADMIN_PROBLEMS: Readonly<Record<string, ProblemCode>> = {
+  bad_handle: "bad-handle",
+  unknown_tenant: "unknown-tenant",
+  not_owner: "not-owner",
+  bad_artifact: "bad-artifact",
+  artifact_mismatch: "artifact-mismatch",
+  bad_install: "bad-install",
+  install_stale: "install-stale",
+  install_replayed: "install-replayed",
+  upgrade_required: "upgrade-required",
+  upgrade_mismatch: "upgrade-mismatch",
+  migration_failed: "migration-failed",
+  // A replicated engine's: the write did not go through the voters' log (try again), or failed there.
+  no_leader: "no-leader",
+  not_committed: "not-committed",
+  commit_timeout: "commit-timeout",
+  forward_failed: "forward-failed",
+  apply_failed: "internal",
 };
 
 function adminProblem(error: AdminError): HttpProblem {
-  return new HttpProblem(problem(STATUS[error.code] ?? 409, error.code.replaceAll("_", "-"), error.message));
+  const code = ADMIN_PROBLEMS[error.code];
+  if (code === undefined) throw new Error(`the engine answered a tenant route with an unexpected admin error ${error.code}: ${error.message}`);
+  return new HttpProblem(problemOf(code, error.message));
 }
 
 /** Asks the engine; its refusals become problem documents, its absence a 503. */

@@ -20,10 +20,9 @@ export interface GraphqlCaller {
   readonly authorization: string | undefined;
 }
 
-/** A problem document as a GraphQL error: its detail as the message, its kind and status as extensions. */
+/** A problem document as a GraphQL error: its detail as the message, its code and status as extensions. */
 export function problemError(p: Problem): GraphQLError {
-  const kind = p.type.startsWith("urn:charter:problem:") ? p.type.slice("urn:charter:problem:".length) : p.type;
-  return new GraphQLError(p.detail, { extensions: { code: p.code ?? kind, status: p.status, ...(p.errors === undefined ? {} : { errors: p.errors }) } });
+  return new GraphQLError(p.detail, { extensions: { code: p.code, status: p.status, ...(p.errors === undefined ? {} : { errors: p.errors }) } });
 }
 
 const segment = encodeURIComponent;

@@ -1,0 +1,105 @@
+/**
+ * @module The one catalogue of problem codes: every `code` a problem document (shared/problem.ts)
+ * can carry, in one spelling (kebab-case), with the HTTP status and the title that go with it. A
+ * problem's `type` is derived from its code (`urn:charter:problem:<code>`), so code, type, status and
+ * title never disagree. Codes are stable: a client may branch on them; they are never reused for
+ * another meaning. Refusal reasons (`condition_failed`, …) are another vocabulary: they live inside
+ * signed receipts (contracts/refusals.ts), not here.
+ */
+
+interface Entry {
+  readonly status: number;
+  readonly title: string;
+  /** Kept for a meaning no code path produces any more (its code is never given to another). */
+  readonly reserved?: true;
+}
+
+/** Every problem Charter answers with, by code. */
+export const problemCatalog = {
+  // A signed request that is not one (shared/identity: the JWS, its payload, its freshness, its path).
+  "malformed-jws": { status: 400, title: "Malformed JWS" },
+  "unsupported-alg": { status: 400, title: "Unsupported signature algorithm" },
+  "unsupported-crit": { status: 400, title: "Unsupported critical header" },
+  "bad-kid": { status: 400, title: "Invalid signer key id" },
+  "bad-typ": { status: 400, title: "Wrong JWS type" },
+  "bad-signature": { status: 400, title: "Bad signature" },
+  "malformed-payload": { status: 400, title: "Malformed payload" },
+  stale: { status: 400, title: "Stale request" },
+  "path-mismatch": { status: 400, title: "Payload does not match the request path" },
+
+  // A request body or parameters the gateway cannot use.
+  "json-over-limit": { status: 400, title: "JSON over the limits" },
+  "malformed-json": { status: 400, title: "Malformed JSON" },
+  "malformed-body": { status: 400, title: "Malformed body" },
+  "malformed-message": { status: 400, title: "Malformed gRPC message" },
+  "missing-tenant": { status: 400, title: "No tenant named" },
+  "bad-parameters": { status: 400, title: "Bad query parameters" },
+  "bad-consistency": { status: 400, title: "Unknown read consistency" },
+  "bad-arguments": { status: 400, title: "Arguments do not match the action's parameters" },
+  "body-too-large": { status: 413, title: "Content Too Large" },
+  "unsupported-media-type": { status: 415, title: "Unsupported Media Type" },
+  "misdirected-request": { status: 421, title: "Misdirected Request" },
+
+  // Who the caller is, and what they may see.
+  unauthenticated: { status: 401, title: "Unauthenticated" },
+  forbidden: { status: 403, title: "Forbidden" },
+  "not-member": { status: 403, title: "Not a member of the tenant" },
+  "not-owner": { status: 403, title: "Not an owner of the tenant" },
+  "unknown-caller": { status: 403, title: "Caller not known to the tenant" },
+  "not-found": { status: 404, title: "Not Found" },
+  "unknown-tenant": { status: 404, title: "Unknown tenant" },
+  "bad-handle": { status: 404, title: "Not a tenant handle" },
+  "unknown-namespace": { status: 404, title: "Unknown namespace" },
+  "unknown-action": { status: 404, title: "Unknown action" },
+
+  // Commands and installs that conflict with what is stored.
+  "idempotency-conflict": { status: 409, title: "Idempotency key already used" },
+  "bad-artifact": { status: 400, title: "Malformed artifact" },
+  "artifact-mismatch": { status: 400, title: "Artifact does not match its id" },
+  "bad-install": { status: 400, title: "Malformed signed install" },
+  "install-stale": { status: 400, title: "Stale install" },
+  "install-replayed": { status: 409, title: "Install already used" },
+  "upgrade-required": { status: 409, title: "Upgrade required" },
+  "upgrade-mismatch": { status: 409, title: "Upgrade of another version" },
+  "migration-failed": { status: 409, title: "Records cannot migrate" },
+  "compile-errors": { status: 422, title: "The contract does not compile" },
+
+  // Reads.
+  "query-failed": { status: 422, title: "The query cannot be answered" },
+  "query-not-supported": { status: 501, title: "Query not supported" },
+  "not-replicated": { status: 409, title: "Not a replicated engine" },
+
+  // Limits.
+  "rate-limited": { status: 429, title: "Too Many Requests" },
+  "quota-exceeded": { status: 507, title: "Tenant quota exceeded" },
+  "insufficient-storage": { status: 507, title: "Insufficient Storage" },
+
+  // The node itself: try again.
+  internal: { status: 500, title: "Internal Server Error" },
+  unavailable: { status: 503, title: "Service Unavailable" },
+  "engine-unavailable": { status: 503, title: "Engine unavailable" },
+  "store-unavailable": { status: 503, title: "Store unavailable" },
+  "compile-timeout": { status: 503, title: "Compilation timed out" },
+  "compile-failed": { status: 503, title: "Compiler failed" },
+  "no-leader": { status: 503, title: "No leader" },
+  "not-committed": { status: 503, title: "Not committed" },
+  "commit-timeout": { status: 503, title: "Commit timed out" },
+  "leader-stepped-down": { status: 503, title: "Leader stepped down" },
+  "forward-failed": { status: 503, title: "Leader did not answer" },
+  behind: { status: 503, title: "Voter behind the leader" },
+  draining: { status: 503, title: "Voter stopping" },
+} as const satisfies Record<string, Entry>;
+
+/** A problem code: a key of the catalogue (a code not in it does not type-check). */
+export type ProblemCode = keyof typeof problemCatalog;
+
+/** The HTTP status the catalogue gives `C`. */
+export type ProblemStatus<C extends ProblemCode> = (typeof problemCatalog)[C]["status"];
+
+/** A problem document's `type`: a URN derived from its code. */
+export type ProblemType = `urn:charter:problem:${ProblemCode}`;
+
+/** The `type` of a problem with code `code`. */
+export function problemType(code: ProblemCode): ProblemType {
+  return `urn:charter:problem:${code}`;
+}
