@@ -66,13 +66,13 @@ export function fixedSchemas(): Record<string, JsonSchema> {
     Problem: {
       type: "object",
       description: "An RFC 9457 problem document (application/problem+json): the request was not a command or could not be answered, and nothing changed.",
-      required: ["type", "title", "status", "detail"],
+      required: ["type", "title", "status", "detail", "code"],
       properties: {
         type: { type: "string", description: "a stable URN naming the kind of problem, e.g. urn:charter:problem:bad-parameters" },
         title: { type: "string" },
         status: { type: "integer" },
         detail: { type: "string", description: "what was wrong, for a person" },
-        code: { type: "string", description: "a stable machine-readable code, where there is one" },
+        code: { type: "string", description: "the stable machine-readable code (kebab-case, from the node's one catalogue); `type` is urn:charter:problem:CODE" },
         errors: { type: "array", items: ref("FieldProblem") },
       },
     },

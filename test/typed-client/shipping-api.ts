@@ -156,8 +156,8 @@ export interface components {
             status: number;
             /** @description what was wrong, for a person */
             detail: string;
-            /** @description a stable machine-readable code, where there is one */
-            code?: string;
+            /** @description the stable machine-readable code (kebab-case, from the node's one catalogue); `type` is urn:charter:problem:CODE */
+            code: string;
             errors?: components["schemas"]["FieldProblem"][];
         };
         /** @description One wrong part of the input: a JSON pointer into the body and why, or a line and column of a contract. */

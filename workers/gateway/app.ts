@@ -1,6 +1,7 @@
 /**
- * @module The gateway's HTTP application: health, the error and not-found mappers, the body limit.
- * Routes of later issues (`/v1`, `/api`) are mounted here.
+ * @module The gateway's HTTP application: the error and not-found mappers, the answer log, the body
+ * and JSON limits, and `/health`. Every route lives in its own file under routes/; the gateway
+ * mounts `/v1`'s on this app.
  */
 import { type Context, Hono } from "hono";
 import type { HttpBindings } from "@hono/node-server";
@@ -12,6 +13,7 @@ import type { Lifecycle } from "../../shared/protocol/lifecycle.ts";
 import { discardBody } from "./discard-body.ts";
 import { checkJsonTextDepth } from "../../shared/json-limits.ts";
 import { answerLog, errorHandler, noteProblem, problemResponse } from "./problem-response.ts";
+import { mountHealthRoute } from "./routes/health.ts";
 
 /** What the app needs to know about the rest of the process tree. */
 export interface GatewayView {
@@ -67,28 +69,6 @@ export function createApp(view: GatewayView, options: { bodyLimit: number; log: 
     return over === null ? next() : refuse(c, problem(400, "json-over-limit", over.detail), "JSON_OVER_LIMIT");
   });
 
-  app.get("/health", async function health(c) {
-    const { states, required } = view.workers();
-    const down = required.filter((name) => states[name] !== "running");
-    const [consensus, degraded] = await Promise.all([view.consensus?.() ?? null, view.degraded?.() ?? []]);
-    // One voter is its own leader; a replicated voter says what it is, and the console reads `consensus`.
-    const body = {
-      version: view.version,
-      uptime: Math.round((Date.now() - view.startedAt) / 1000),
-      workers: states,
-      role: consensus?.role ?? "leader",
-      ...(consensus ? { term: consensus.term, leader: consensus.leader, consensus } : {}),
-    };
-    // Running but unable to write as it should: still 200 (the node answers), and says why.
-    if (down.length === 0 && degraded.length > 0) return c.json({ status: "degraded", degraded, ...body });
-    if (down.length === 0) return c.json({ status: "ok", ...body });
-    const unavailable = problem(503, "unavailable", `not running: ${down.join(", ")}`);
-    noteProblem(c, unavailable);
-    return c.body(
-      JSON.stringify({ ...unavailable, status: 503, health: "unavailable", down, ...body }),
-      503,
-      { "content-type": "application/problem+json" },
-    );
-  });
+  mountHealthRoute(app, view);
   return app;
 }

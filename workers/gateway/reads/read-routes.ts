@@ -3,8 +3,8 @@
  * own read-only connection to the store — reads never wait for, or go through, the engine.
  */
 import type { Hono } from "hono";
-import { mountQueryRoute } from "./query-route.ts";
-import { mountRecordRoutes } from "./record-routes.ts";
+import { mountQueryRoute } from "../routes/queries.ts";
+import { mountRecordRoutes } from "../routes/records.ts";
 import { StoreView } from "./store-view.ts";
 
 export type { ReadRouteDeps } from "./read-deps.ts";

@@ -8,8 +8,8 @@ import type { Logger } from "../../../shared/log.ts";
 import type { CommandRouteDeps } from "../routes/commands.ts";
 import { StoreView } from "../reads/store-view.ts";
 import { DescribedContracts } from "./described-contracts.ts";
-import { mountGraphqlRoute } from "./graphql-route.ts";
-import { mountOpenApiRoute } from "./openapi-route.ts";
+import { mountGraphqlRoute } from "../routes/graphql.ts";
+import { mountOpenApiRoute } from "../routes/openapi.ts";
 
 export interface SurfaceDeps extends CommandRouteDeps {
   /** `DATA/charter.db`, opened read-only on first use. */

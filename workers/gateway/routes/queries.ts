@@ -9,10 +9,10 @@
  */
 import type { Context, Hono } from "hono";
 import { HttpProblem, problem } from "../../../shared/problem.ts";
-import { bearerOf, missingInstall, notFound, requireReader } from "./caller.ts";
+import { bearerOf, missingInstall, notFound, requireReader } from "../reads/caller.ts";
 import { queryPlan } from "../../../contracts/query/query-sql.ts";
-import type { ReadRouteDeps } from "./read-deps.ts";
-import { queryRunner } from "./run-query.ts";
+import type { ReadRouteDeps } from "../reads/read-deps.ts";
+import { queryRunner } from "../reads/run-query.ts";
 
 /** The body's `params`, from `{"params": {…}}` (an empty body means no parameters). */
 async function paramsFrom(c: Context): Promise<unknown> {

@@ -16,8 +16,8 @@ import type { DatabaseSync } from "node:sqlite";
 import type { Schema } from "../../../contracts/schema.ts";
 import { HttpProblem, problem } from "../../../shared/problem.ts";
 import { columnName, fromColumn, quote, tableName } from "../../../contracts/storage/columns.ts";
-import { bearerOf, missingInstall, requireCaller } from "./caller.ts";
-import type { ReadRouteDeps } from "./read-deps.ts";
+import { bearerOf, missingInstall, requireCaller } from "../reads/caller.ts";
+import type { ReadRouteDeps } from "../reads/read-deps.ts";
 
 const MAX_LIMIT = 500;
 const DEFAULT_LIMIT = 100;

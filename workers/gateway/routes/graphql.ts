@@ -13,10 +13,10 @@ import type { Logger } from "../../../shared/log.ts";
 import { HttpProblem } from "../../../shared/problem.ts";
 import { bearerOf, missingInstall, notFound } from "../reads/caller.ts";
 import type { StoreView } from "../reads/store-view.ts";
-import type { CommandRouteDeps } from "../routes/commands.ts";
-import type { DescribedContracts } from "./described-contracts.ts";
-import { costErrors, depthErrors, MAX_COMMENTS, MAX_TOKENS, nestingError } from "./graphql-limits.ts";
-import { type GraphqlCaller, mutationRoot, problemError, queryRoot } from "./graphql-resolvers.ts";
+import type { CommandRouteDeps } from "./commands.ts";
+import type { DescribedContracts } from "../surfaces/described-contracts.ts";
+import { costErrors, depthErrors, MAX_COMMENTS, MAX_TOKENS, nestingError } from "../surfaces/graphql-limits.ts";
+import { type GraphqlCaller, mutationRoot, problemError, queryRoot } from "../surfaces/graphql-resolvers.ts";
 
 interface GraphqlRequest {
   readonly query: string;

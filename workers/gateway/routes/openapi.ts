@@ -4,7 +4,7 @@
  * its schema. Public, like the shape of any API: the operations themselves check who may call them.
  */
 import type { Hono } from "hono";
-import type { DescribedContracts } from "./described-contracts.ts";
+import type { DescribedContracts } from "../surfaces/described-contracts.ts";
 
 export function mountOpenApiRoute(app: Hono, contracts: DescribedContracts): void {
   app.get("/v1/:tenant/:namespace/openapi.json", function getOpenApi(c) {
