@@ -4,9 +4,15 @@
  * byte-identical receipts.
  */
 
+/** The reasons a command is refused, as receipts carry them (a wire format: snake_case, never renamed). */
 export type RefusalCode = "condition_failed" | "unauthorized" | "text_too_long" | "list_full" | "overflow" | "division_by_zero" | "program_failed";
 
-/** A refusal as it appears in a receipt (`wire.md`). */
+/**
+ * Why a refused command was refused, as its receipt carries it (`wire.md`): the one definition,
+ * used by the compiler's refusal tables, the interpreter, the engine, receipts, the console and the
+ * CLI. `condition` and `line` accompany `condition_failed` (`line` also an assignment's failure);
+ * `message` is for a person.
+ */
 export interface Reason {
   readonly code: RefusalCode;
   readonly condition: string | null;

@@ -4,16 +4,15 @@
  * refusal code, or words) in SQL so a filter reaches past the newest rows.
  */
 import { type Kysely, sql } from "kysely";
+import type { RefusalReason } from "../shared/identity/receipt.ts";
 import type { StoreTables } from "../shared/store/tables.ts";
 import type { Filter } from "./filter.ts";
 
-/** Why a command was refused, as the engine recorded it. */
-export interface Refusal {
-  readonly code: string;
-  readonly condition: string | null;
-  readonly line: number | null;
-  readonly message: string;
-}
+/**
+ * Why a command was refused, as the engine recorded it (its receipt's reason); the code is shown as
+ * stored, so a store written by a newer Charter, with a code this one does not know, still reads.
+ */
+export type Refusal = Omit<RefusalReason, "code"> & { readonly code: string };
 
 export interface ActivityEntry {
   readonly seq: number;

@@ -38,7 +38,7 @@ describe("charter command: reading and printing the node's answer", () => {
     const a = readAnswer(200, JSON.stringify({ receipt: receipt(), jws: accepted }));
     assert.equal(a.kind, "receipt");
     assert.equal(a.kind === "receipt" && a.receipt.outcome, "accepted");
-    const reason = { code: "condition_failed", condition: "context.signer != state.requested_by", line: 61 };
+    const reason = { code: "condition_failed", condition: "context.signer != state.requested_by", line: 61, message: "condition does not hold: context.signer != state.requested_by" } as const;
     const refused = signReceipt(node, receipt({ outcome: "refused", reason, state: { status: "Requested" } }));
     const r = readAnswer(422, JSON.stringify({ jws: refused }));
     assert.equal(r.kind === "receipt" && r.receipt.outcome, "refused");
@@ -71,8 +71,8 @@ describe("charter command: reading and printing the node's answer", () => {
 
   it("prints a refusal's code, condition and line", () => {
     assert.equal(formatReason({ code: "condition_failed", condition: "context.signer != state.requested_by", line: 61, message: "condition does not hold" }), "condition_failed: context.signer != state.requested_by (line 61)");
-    assert.equal(formatReason({ code: "unauthorized", message: "not a member" }), "unauthorized: not a member");
-    const refused = receipt({ outcome: "refused", reason: { code: "overflow", line: 12 } });
-    assert.match(formatReceipt(refused, signReceipt(node, refused), false), /^refused: .*\nreason: overflow \(line 12\)\n/);
+    assert.equal(formatReason({ code: "unauthorized", condition: null, line: null, message: "not a member" }), "unauthorized: not a member");
+    const refused = receipt({ outcome: "refused", reason: { code: "overflow", condition: null, line: 12, message: "integer overflow" } });
+    assert.match(formatReceipt(refused, signReceipt(node, refused), false), /^refused: .*\nreason: overflow: integer overflow \(line 12\)\n/);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import type { RefusalReason } from "../../shared/identity/receipt.ts";
 import type { StepReport, WorkbenchStep } from "../workbench/run-workbench.ts";
 import { readContractFile } from "./contract-file.ts";
 
@@ -49,7 +50,7 @@ export function describeStep(r: StepReport): string {
     case "accepted":
       return `${head} → ${JSON.stringify(r.state)}`;
     case "refused": {
-      const reason = r.reason as { code: string; condition?: string | null; line?: number | null; message?: string };
+      const reason = r.reason as RefusalReason;
       return `${head} — ${reason.code}${reason.condition ? `: ${reason.condition}` : ""}${reason.line ? ` (line ${reason.line})` : ""}`;
     }
     case "rejected": {

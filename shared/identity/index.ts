@@ -14,6 +14,6 @@ export { signJws, verifyJws, type JwsError, type JwsErrorCode, type JwsHeader, t
 export { loadKeyFile, loadOrCreateNodeKey, NODE_KEY_FILE, saveKeyFile, type KeyFileError } from "./key-file.ts";
 export { fromPrivateJwk, generateKeyPair, keyPairFromSeed, toPrivateJwk, toPublicJwk, type JwkError, type KeyPair, type PrivateJwk, type PublicJwk } from "./key-pair.ts";
 export { problem, type FieldProblem, type Problem, type ProblemCode } from "./problem.ts";
-export { RECEIPT_TYP, receiptJsonOf, receiptOf, signReceipt, verifyReceipt, type Receipt, type ReceiptError, type RefusalReason } from "./receipt.ts";
+export { RECEIPT_TYP, receiptJsonOf, receiptOf, signReceipt, verifyReceipt, type Receipt, type ReceiptError, type RefusalCode, type RefusalReason } from "./receipt.ts";
 export type { Result } from "../result.ts";
 export { parseRfc3339 } from "./rfc3339.ts";

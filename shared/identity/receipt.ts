@@ -3,6 +3,7 @@
  * The JWS payload is the receipt object exactly as wire.md shows it (the value of `receipt`, in
  * the order the engine builds it), so `{receipt, jws}` carry the same content.
  */
+import type { Reason, RefusalCode } from "../../contracts/refusals.ts";
 import { signJws, verifyJws, type JwsError, type JwsHeader } from "./jws.ts";
 import type { KeyPair } from "./key-pair.ts";
 import { fail, ok, type Result } from "../result.ts";
@@ -10,13 +11,9 @@ import { fail, ok, type Result } from "../result.ts";
 /** The JWS `typ` of a receipt. */
 export const RECEIPT_TYP = "charter-receipt+jws";
 
-/** Why a refused command was refused (wire.md); `condition`/`line` accompany `condition_failed`. */
-export interface RefusalReason {
-  readonly code: string;
-  readonly condition?: string | null;
-  readonly line?: number | null;
-  readonly message?: string;
-}
+/** Why a refused command was refused (contracts/refusals.ts holds the one definition). */
+export type RefusalReason = Reason;
+export type { RefusalCode };
 
 /** A receipt, accepted or refused. */
 export interface Receipt {
