@@ -60,7 +60,7 @@ describe("README: A signed write, step by step", () => {
   before(async () => {
     // A fresh clone has the contract at this path; the tutorial's commands run where it is.
     mkdirSync(join(cwd, "contracts", "examples"), { recursive: true });
-    copyFileSync(join(repo, "contracts", "examples", "shipping.charter.md"), join(cwd, "contracts", "examples", "shipping.charter.md"));
+    for (const file of ["shipping.charter.md", "shipping-v2.charter.md"]) copyFileSync(join(repo, "contracts", "examples", file), join(cwd, "contracts", "examples", file));
     said("npm start");
     const scripts = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
     assert.equal(scripts.start, "node bin/charter.js node");
@@ -168,5 +168,42 @@ describe("README: A signed write, step by step", () => {
     const wrong = await step("npx charter verify - --did $ADA", { stdin: "confirm.txt", echoExit: true });
     assert.equal(wrong.code, 1);
     assert.equal(wrong.stderr, `charter verify: the receipt is signed by ${nodeDid}, not by ${vars.ADA}\n`);
+  });
+  it("9. a carrier with the shipping delegation ships; a member's action is refused to her", async () => {
+    const line = "npx charter keygen --out carol.jwk";
+    said(`CAROL=$(${line})`);
+    const key = await step(line);
+    assert.equal(key.code, 0, key.stderr);
+    vars.CAROL = key.stdout.trim();
+    const delegated = await step("npx charter tenant delegate acme $CAROL --scope shipping");
+    assert.equal(delegated.code, 0, delegated.stderr);
+    const requested = await step(`npx charter command acme.shipping Request o-2 --tenant acme --key ada.jwk \\
+  --args '{"customer": "Ada", "destination": "Bergen", "units": 2, "crates": 1, "credit_terms": true}'`);
+    assert.equal(requested.code, 0, requested.stderr);
+    const checked = await step("npx charter command acme.shipping CheckCrate o-2 --tenant acme --key bob.jwk");
+    assert.equal(checked.code, 0, checked.stderr);
+    const shipped = await step("npx charter command acme.shipping Ship o-2 --tenant acme --key carol.jwk");
+    assert.equal(shipped.code, 0, shipped.stderr);
+    assert.match(shipped.stdout, /^accepted: Ship o-2 in acme\/acme\.shipping \(seq 7\)\nstate: \{"status":"Shipped",/);
+    said("# accepted: Ship o-2 in acme/acme.shipping (seq 7)");
+    const refused = await step(`npx charter command acme.shipping Request o-3 --tenant acme --key carol.jwk \\
+  --args '{"customer": "Carol", "destination": "Oslo", "units": 1, "crates": 1, "credit_terms": true}'`, { echoExit: true });
+    assert.equal(refused.code, 3, refused.stderr);
+    const [head, reason] = refused.stdout.split("\n");
+    assert.equal(head, said("refused: Request o-3 in acme/acme.shipping (seq 8)"));
+    assert.equal(reason, said("reason: unauthorized: only a member or owner of the tenant may do this"));
+  });
+
+  it("10. the upgrade to v2 migrates the orders, and its new action is served", async () => {
+    const upgraded = await step("npx charter install contracts/examples/shipping-v2.charter.md --tenant acme");
+    assert.equal(upgraded.code, 0, upgraded.stderr);
+    assert.match(upgraded.stdout, /^art_[0-9a-f]{64}\n/);
+    assert.match(upgraded.stdout + upgraded.stderr, /upgraded art_\w+ → art_\w+: 2 record\(s\) migrated/);
+    const prioritized = await step(`npx charter command acme.shipping Prioritize o-1 --tenant acme --key bob.jwk --args '{"priority": 9}'`);
+    assert.equal(prioritized.code, 0, prioritized.stderr);
+    assert.match(prioritized.stdout, /^accepted: Prioritize o-1 in acme\/acme\.shipping \(seq 11\)\n/);
+    said("# accepted: Prioritize o-1 in acme/acme.shipping (seq 11)");
+    const state = JSON.parse(prioritized.stdout.split("\n")[1]?.slice("state: ".length) ?? "") as Record<string, unknown>;
+    assert.deepEqual([state.status, state.paid, state.priority], ["Confirmed", true, 9]);
   });
 });
