@@ -12,7 +12,7 @@ interface Command {
 }
 
 const commands: Record<string, Command> = {
-  node: { summary: "run the personal node (today the engine and its /v1 API; /api and the assistant come later)", load: () => import("./commands/node.ts") },
+  node: { summary: "run the personal node: the engine, its /v1 API and /api (account, passkey sign-in); the assistant comes later", load: () => import("./commands/node.ts") },
   serve: { summary: "run the engine-only edition (contracts, generated /v1 API, voters)", load: () => import("./commands/serve.ts") },
   compile: { summary: "compile a contract and print its artifact id (--wat prints the WebAssembly text)", load: () => import("./commands/compile.ts") },
   describe: { summary: "write a contract's API descriptions: openapi.json, schema.graphql, api.proto (--out DIR)", load: () => import("./commands/describe.ts") },
@@ -20,6 +20,7 @@ const commands: Record<string, Command> = {
   lsp: { summary: "run the language server for editors over stdio (diagnostics, completion, hover, definition, outline, formatting)", load: () => import("./commands/lsp.ts") },
   workbench: { summary: "try a contract and a list of steps on a throwaway node (--steps FILE)", load: () => import("./commands/workbench.ts") },
   keygen: { summary: "create an Ed25519 identity key (--out FILE) and print its did:key", load: () => import("./commands/keygen.ts") },
+  account: { summary: "print the set-up code of a personal node not yet set up (account setup-code [--data DIR])", load: () => import("./commands/account.ts") },
   identity: { summary: "print this data directory's node identity (creates the key if missing)", load: () => import("./commands/identity.ts") },
   tenant: { summary: "create tenants; manage owners, members and delegations; show and list them", load: () => import("./commands/tenant.ts") },
   install: { summary: "compile a contract and install it for a tenant (--tenant T); prints the artifact id", load: () => import("./commands/install.ts") },

@@ -52,3 +52,22 @@ test("--restart-limit sets how many restarts of one worker within 60 s the tree 
     assert.throws(() => parseTreeOptions([`--restart-limit=${bad}`]), (e: unknown) => e instanceof UsageError && /--restart-limit expects a whole number/.test(e.message), bad);
   }
 });
+
+test("--origin: an http(s) origin with a host name, plain http only on localhost; its host is one the node answers for", () => {
+  assert.equal(parseTreeOptions([]).origin, undefined);
+  assert.equal(parseTreeOptions(["--origin", "http://localhost:8787"]).origin, "http://localhost:8787");
+  const proxied = parseTreeOptions(["--origin", "https://Home.Example.org/"]);
+  assert.equal(proxied.origin, "https://home.example.org");
+  assert.deepEqual(proxied.gatewayLimits.allowedHosts, ["home.example.org"]);
+  const cases: [string, RegExp][] = [
+    ["http://127.0.0.1:8787", /not an IP address/],
+    ["https://[::1]:8787", /not an IP address/],
+    ["http://home.example.org", /must be https/],
+    ["https://home.example.org/app", /no path/],
+    ["ftp://localhost", /no path, query or user/],
+    ["localhost:8787", /expects/],
+  ];
+  for (const [origin, message] of cases) {
+    assert.throws(() => parseTreeOptions(["--origin", origin]), (e: unknown) => e instanceof UsageError && message.test(e.message), origin);
+  }
+});

@@ -4,6 +4,7 @@
  * node's URL that the client commands (`command`, `verify`) talk to.
  */
 import { existsSync } from "node:fs";
+import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { type PeerAddress, parsePeers } from "../shared/worker/peers.ts";
@@ -24,6 +25,8 @@ export interface TreeOptions {
   readonly engineLimits: EngineLimits;
   /** The gateway's limits (`--max-connections`, `--allow-host`). */
   readonly gatewayLimits: GatewayLimits;
+  /** `--origin` (`charter node`): the app's origin; absent, `http://localhost:PORT` once the port is known. */
+  readonly origin?: string;
   /** `--voter-id` and `--peers`: a replicated engine's voters (absent: one voter). */
   readonly cluster?: { readonly voterId: string; readonly voters: readonly PeerAddress[]; readonly listen?: { readonly host: string; readonly port: number } };
 }
@@ -49,6 +52,24 @@ export function parseListen(text: string, flag = "listen", example = DEFAULT_LIS
   const port = Number(match?.[3]);
   if (match === null || !Number.isInteger(port) || port > 65535) throw new UsageError(`--${flag} expects HOST:PORT (for example ${example}), got '${text}'`);
   return { host: match[1] ?? match[2] ?? "127.0.0.1", port };
+}
+
+/**
+ * Parses `--origin URL`: an `http`/`https` origin (no path, query or credentials) with a host name,
+ * since browsers make no passkey for an IP address; plain `http` only for `localhost`, the one
+ * host name browsers trust without TLS. Answers the origin in its canonical form.
+ */
+export function parseOrigin(text: string): string {
+  const example = "http://localhost:8787 or https://home.example.org";
+  if (!URL.canParse(text)) throw new UsageError(`--origin expects a URL such as ${example}, got '${text}'`);
+  const url = new URL(text);
+  if (!/^https?:$/.test(url.protocol) || url.username !== "" || url.password !== "" || url.pathname !== "/" || url.search !== "" || url.hash !== "") {
+    throw new UsageError(`--origin expects an origin such as ${example} (no path, query or user), got '${text}'`);
+  }
+  if (isIP(url.hostname.replace(/^\[|\]$/g, "")) !== 0) throw new UsageError(`--origin needs a host name, not an IP address (browsers make no passkey for an IP address), got '${text}'`);
+  const local = url.hostname === "localhost" || url.hostname.endsWith(".localhost");
+  if (url.protocol === "http:" && !local) throw new UsageError(`--origin must be https for a host other than localhost (browsers use passkeys over plain http only there), got '${text}'`);
+  return url.origin;
 }
 
 /** The data directory: `--data`, else `$CHARTER_DATA`, else `./data`. */
@@ -106,6 +127,7 @@ export function parseTreeOptions(args: string[]): TreeOptions {
         "allow-host": { type: "string", multiple: true },
         "voter-id": { type: "string" },
         peers: { type: "string" },
+        origin: { type: "string" },
         "peer-listen": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -129,6 +151,10 @@ export function parseTreeOptions(args: string[]): TreeOptions {
   if (maxConnections < 16) throw new UsageError(`--max-connections expects at least 16, got '${values["max-connections"]}'`);
   const allowedHosts = values["allow-host"] ?? [];
   for (const name of allowedHosts) if (!/^[A-Za-z0-9.-]{1,253}$/.test(name)) throw new UsageError(`--allow-host expects a host name (no port), got '${name}'`);
+  const origin = values.origin === undefined ? undefined : parseOrigin(values.origin);
+  // The origin's own host name is one the node answers for (behind a reverse proxy it is the Host sent).
+  const originHost = origin === undefined ? undefined : new URL(origin).hostname;
+  if (originHost !== undefined && !allowedHosts.includes(originHost)) allowedHosts.push(originHost);
   const listen = parseListen(values.listen ?? DEFAULT_LISTEN);
   // gRPC defaults to the HTTP port + 2 on the same host, so two nodes started with different
   // --listen ports run side by side; a node asked to pick a free HTTP port picks a free gRPC port too.
@@ -149,6 +175,7 @@ export function parseTreeOptions(args: string[]): TreeOptions {
   }
   return {
     ...(cluster ? { cluster } : {}),
+    ...(origin === undefined ? {} : { origin }),
     dataDir: dataDirFrom(values.data),
     listen,
     grpc: values.grpc === undefined ? grpcDefault : parseListen(values.grpc, "grpc", DEFAULT_GRPC),

@@ -15,15 +15,21 @@ import { parseTreeOptions, UsageError } from "./options.ts";
 
 const usage = (edition: Edition) =>
   [
-    `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT] [--grpc HOST:PORT] [--body-limit BYTES] [--restart-limit N] [LIMITS…]`,
+    `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT]${edition === "node" ? " [--origin URL]" : ""} [--grpc HOST:PORT] [--body-limit BYTES] [--restart-limit N] [LIMITS…]`,
     `       [--voter-id ID --peers ID=DID@HOST:PORT,… [--peer-listen HOST:PORT]]`,
     "",
     edition === "node"
-      ? "Runs the personal node. Today it runs the engine and its generated /v1 API, as `serve` does;\nthe /api routes, the assistant and connectors are added by the personal node's own work."
-      : "Runs the engine-only edition: installed contracts, their generated /v1 API, the voters.",
+      ? "Runs the personal node: the engine and its generated /v1 API, and /api — the account, passkey\nsign-in and sessions. A node not yet set up prints its set-up code; the assistant and connectors\nare added by the personal node's own work."
+      : "Runs the engine-only edition: installed contracts, their generated /v1 API, the voters. No /api.",
     "",
     "  --data DIR          data directory (default: $CHARTER_DATA, else ./data)",
     "  --listen HOST:PORT  HTTP address (default: 127.0.0.1:8787; port 0 picks a free one)",
+    ...(edition === "node"
+      ? [
+          "  --origin URL        the app's origin, as browsers see it (default: http://localhost:PORT with",
+          "                      the --listen port); other devices need https with a host name",
+        ]
+      : []),
     "  --grpc HOST:PORT    gRPC address, served once a contract is installed (default: 127.0.0.1:8789,",
     "                      or a free port when --listen asks for port 0)",
     "  --body-limit BYTES  largest request body accepted (default: 1048576)",
@@ -68,6 +74,7 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
       process.stdout.write(usage(edition));
       return 0;
     }
+    if (edition === "serve" && options.origin !== undefined) throw new UsageError("--origin is an option of `charter node`: `charter serve` serves no /api");
     tightened = ensureWritable(options.dataDir);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
@@ -105,6 +112,8 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
     if (record.level !== "debug") process.stderr.write(`${formatReadable(record)}\n`);
   };
   const startLog = createLogger("supervisor", sink);
+  // What the gateway says about `/api` (charter node): printed with the URL, once the tree runs.
+  let api: { origin: string; setupCode: string | null } | null = null;
   for (const warning of tightened) startLog.warn(warning);
   const supervisor = new Supervisor({
     config: {
@@ -118,12 +127,14 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
       gatewayLimits: options.gatewayLimits,
       startedAt: Date.now(),
       ...(options.cluster ? { cluster: options.cluster } : {}),
+      ...(options.origin === undefined ? {} : { origin: options.origin }),
     },
     specs: workersFor(edition),
     policy: { ...defaultRestartPolicy, maxRestarts: options.restartLimit },
     sink,
     onPids: (pids) => lock.update(pids),
     onGrpc: (address) => process.stdout.write(`charter ${edition} gRPC listening on ${address}\n`),
+    onApi: (info) => (api = info),
   });
 
   let signals = 0;
@@ -139,11 +150,17 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
   process.on("SIGTERM", onSignal);
 
   supervisor.start().then(
-    (url) => process.stdout.write(`charter ${edition} listening on ${url} (data: ${options.dataDir})\n`),
+    (url) => process.stdout.write(`charter ${edition} listening on ${url} (data: ${options.dataDir})\n${apiLines(api)}`),
     () => {},
   );
   const code = await supervisor.exited;
   logFile.close();
   lock.release();
   return code;
+}
+
+/** The lines that tell the person where the app is and, before set-up, the code that creating the account needs. */
+function apiLines(api: { origin: string; setupCode: string | null } | null): string {
+  if (api === null) return "";
+  return `open ${api.origin}/\n${api.setupCode === null ? "" : `set-up code: ${api.setupCode}\n`}`;
 }

@@ -28,7 +28,7 @@ const SUBDIRECTORIES = ["logs", "run", "keys"] as const;
  * Files the tree opens by name. Each opener refuses a link itself; checking here too stops a start
  * with one clear line (exit 2) rather than a worker failing over and over.
  */
-const FILES = ["charter.db", "charter.db-wal", "charter.db-shm", "charter.db-journal", "raft.db", "raft.db-wal", "raft.db-shm", "charter.lock", "node-key.jwk", "admin.sock", join("logs", "charter.log")];
+const FILES = ["charter.db", "charter.db-wal", "charter.db-shm", "charter.db-journal", "raft.db", "raft.db-wal", "raft.db-shm", "charter.lock", "node-key.jwk", "admin.sock", join("logs", "charter.log"), "accounts.db", "accounts.db-wal", "accounts.db-shm", "accounts.db-journal", join("keys", "account-kek")];
 
 export interface PrepareOptions {
   /** Replaces chmodSync (tests inject a failure: as root, chmod never fails). */

@@ -52,6 +52,22 @@ export const problemCatalog = {
   "unknown-namespace": { status: 404, title: "Unknown namespace" },
   "unknown-action": { status: 404, title: "Unknown action" },
 
+  // The personal node's account (`/api/account`, `/api/pair`): its ceremonies, sessions and the gate.
+  "bad-first-name": { status: 400, title: "Not a usable first name" },
+  "bad-response": { status: 400, title: "Not a WebAuthn response" },
+  "bad-challenge": { status: 400, title: "Challenge unknown, used or expired" },
+  "bad-settings": { status: 400, title: "Settings out of range" },
+  "bad-origin": { status: 403, title: "Wrong or missing Origin" },
+  "bad-setup-code": { status: 403, title: "Wrong set-up code" },
+  "bad-recovery-code": { status: 403, title: "Unknown or used recovery code" },
+  "bad-pairing-code": { status: 403, title: "Unknown, used or expired pairing code" },
+  "step-up-required": { status: 403, title: "Step-up required" },
+  "limited-session": { status: 403, title: "A recovery sign-in may only add a passkey" },
+  "already-set-up": { status: 409, title: "Already set up" },
+  "not-set-up": { status: 409, title: "Not set up" },
+  "last-passkey": { status: 409, title: "The last passkey cannot be removed" },
+  "too-many-passkeys": { status: 409, title: "Too many passkeys" },
+
   // Commands and installs that conflict with what is stored.
   "idempotency-conflict": { status: 409, title: "Idempotency key already used" },
   "bad-artifact": { status: 400, title: "Malformed artifact" },

@@ -43,6 +43,8 @@ export interface SupervisorOptions {
   readonly drainTimeoutMs?: number;
   /** Called when the gateway starts serving gRPC (once a contract is installed), with its `HOST:PORT`. */
   readonly onGrpc?: (address: string) => void;
+  /** Called when the gateway serves `/api` (charter node): its origin, and the set-up code before set-up. */
+  readonly onApi?: (info: { origin: string; setupCode: string | null }) => void;
 }
 
 export class Supervisor {
@@ -140,6 +142,7 @@ export class Supervisor {
       if (this.#config.grpc.port === 0 && port > 0) this.#config = { ...this.#config, grpc: { ...this.#config.grpc, port } };
       this.#options.onGrpc?.(address);
     });
+    control.onNotice("api", (info) => this.#options.onApi?.(info));
     control.onNotice("fatal", ({ message }) => void this.shutdown(1, `${spec.name}: ${message}`));
     child.on("exit", (code, signal) => this.#onExit(slot, child, pid, code, signal));
     this.#log.info("worker started", { worker: spec.name, pid, ...(slot.history.restarts.length > 0 ? { restart: slot.history.restarts.length } : {}) });

@@ -19,6 +19,8 @@ export type WorkerNotices = {
   listening: { url: string };
   /** The gateway started serving gRPC at `HOST:PORT` (the real port when `--grpc` asked for port 0). */
   "grpc-listening": { address: string };
+  /** The gateway serves `/api` (charter node) for `origin`; `setupCode` while the node is not set up. */
+  api: { origin: string; setupCode: string | null };
 };
 
 /** What the supervisor tells workers, unasked. */

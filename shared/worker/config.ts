@@ -48,6 +48,11 @@ export interface WorkerConfig {
   /** When the supervisor started (ms since the epoch): `/health` reports uptime from it. */
   readonly startedAt: number;
   /**
+   * The personal node's origin (`--origin`): what browsers send as `Origin`, and whose host name is
+   * the passkeys' relying party. Absent: `http://localhost:PORT` with the port the gateway listens on.
+   */
+  readonly origin?: string;
+  /**
    * Replicated engine (`--voter-id`, `--peers`): which voter this is and every voter's did:key
    * and peer address (this one's included). Absent: one voter, no peer port.
    */
@@ -86,6 +91,10 @@ export const dataPaths = (dataDir: string) => ({
   adminSocket: join(dataDir, "admin.sock"),
   /** Private keys of the tenants' own identities (`tenant-<handle>.jwk`, mode 0600). */
   keys: join(dataDir, "keys"),
+  /** The personal node's account: passkeys, sessions, codes (the gateway is its only writer). */
+  accounts: join(dataDir, "accounts.db"),
+  /** The key that seals the person's private key at rest (32 bytes, mode 0600). */
+  accountKek: join(dataDir, "keys", "account-kek"),
 });
 
 /** The journal claimant name of a worker process; the supervisor releases it when that process dies. */

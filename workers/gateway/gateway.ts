@@ -30,6 +30,9 @@ import { hostCheck } from "./host-check.ts";
 import { type Logger, requestLogger } from "../../shared/log.ts";
 import { problem } from "../../shared/problem.ts";
 import { logAnswer, sendProblem } from "./problem-response.ts";
+import { isApiTarget } from "./api/api-app.ts";
+import { type NodeApi, startNodeApi } from "./api/node-api.ts";
+import { UnsafeStoreFileError } from "../../shared/store/open.ts";
 
 
 /** How long to keep retrying a port that is busy, for a predecessor killed a moment ago to let go of it. */
@@ -89,8 +92,14 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   const appListener = getRequestListener(app.fetch);
   const limits = config.gatewayLimits ?? DEFAULT_GATEWAY_LIMITS;
   const isOwnHost = hostCheck(limits.allowedHosts);
+  // `/api` (charter node only) is its own app, started once the port, and so the origin, is known.
+  let api: NodeApi | null = null;
   const server = createServer((req, res) => {
     if (!isOwnHost(req.headers.host)) return misdirected(req, res, log);
+    if (config.edition === "node" && isApiTarget(req.url)) {
+      if (api === null) return sendProblem(res, problem(503, "unavailable", "the node is starting; try again"));
+      return void api.listener(req, res);
+    }
     if (!postCommand(req, res)) void appListener(req, res);
   });
   guardConnections(server, { maxConnections: limits.maxConnections, onShed: (shed) => log.warn("connections over the cap: closed idle ones to make room", { shed, max: limits.maxConnections }) });
@@ -103,6 +112,17 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  if (config.edition === "node") {
+    const origin = config.origin ?? `http://localhost:${address.port}`;
+    try {
+      api = startNodeApi({ dataDir: config.dataDir, origin, nodeDid: nodeKey.value.did, bodyLimit: config.bodyLimit, log });
+    } catch (error) {
+      // A link in place of accounts.db would fail every restart the same way: stop with the reason.
+      if (error instanceof UnsafeStoreFileError) throw new FatalError(error.message);
+      throw error;
+    }
+    control.notify("api", { origin, setupCode: api.setupCode() });
+  }
   control.notify("listening", { url });
   log.info("listening", { url });
   consumer.start();
@@ -116,6 +136,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
       await consumer.stop();
       await engine.close();
       await admin.close();
+      api?.close();
     },
   };
 }

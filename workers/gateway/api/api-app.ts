@@ -1,0 +1,43 @@
+/**
+ * @module The `/api` application of `charter node`: its own Hono app, so that the gate runs before
+ * anything reads a body (the whole app's limits read JSON bodies first). The order is the point:
+ * the answer log sees every answer; the gate decides who may go on; only then the body limit, and
+ * the routes, which read the body. Unknown paths behind the gate are `404`.
+ */
+import { Hono } from "hono";
+import { requestLogger } from "../../../shared/log.ts";
+import { problem } from "../../../shared/problem.ts";
+import { answerLog, errorHandler, problemResponse } from "../problem-response.ts";
+import type { ApiEnv } from "./api-env.ts";
+import { apiBodyLimit } from "./body-limit.ts";
+import { apiGate } from "./gate.ts";
+import type { AccountRouteDeps } from "./routes/account-deps.ts";
+import { mountAccountAdminRoutes } from "./routes/account-admin.ts";
+import { mountAccountRoutes } from "./routes/account.ts";
+import { mountPairRoutes } from "./routes/pair.ts";
+
+/** What the `/api` app needs beyond the account routes' surroundings. */
+export interface ApiAppOptions extends AccountRouteDeps {
+  readonly bodyLimit: number;
+}
+
+/** Builds the `/api` app; every route it serves has a path under `/api`. */
+export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
+  const api = new Hono<ApiEnv>();
+  api.onError(errorHandler(options.log));
+  api.use("*", answerLog(requestLogger(options.log)));
+  api.notFound((c) => problemResponse(c, problem(404, "not-found", `no route for ${c.req.method} ${c.req.path}`)));
+  api.use("*", apiGate({ origin: options.origin, session: (token) => options.account.session(token) }));
+  api.use("*", apiBodyLimit(options.bodyLimit));
+  mountAccountRoutes(api, options);
+  mountAccountAdminRoutes(api, options);
+  mountPairRoutes(api, options);
+  return api;
+}
+
+/** Whether a request's raw target (`req.url`: origin-form, or absolute-form as a proxy may send) is for the `/api` app. */
+export function isApiTarget(url: string | undefined): boolean {
+  if (url === undefined) return false;
+  const path = url.startsWith("/") ? url : URL.canParse(url) ? new URL(url).pathname : "";
+  return /^\/api(?:[/?#]|$)/.test(path);
+}
