@@ -1,5 +1,5 @@
 /**
- * @module Query benchmarks (issue 5): with `--records N` records (default 1,000,000) in one
+ * @module Query benchmarks: with `--records N` records (default 1,000,000) in one
  * tenant's table, the planned query through `runQuery` (parameter checks, the one statement,
  * value conversion) against the same query hand-written in SQL — or, for `nearest`, a tight loop
  * over the vectors already in memory — in the same run:

@@ -17,7 +17,7 @@ if (major < 24) {
       env: { ...process.env, CHARTER_REEXEC: "1" },
     });
     // Whoever holds this process (a shell, npm, a process manager) stops Charter by signalling it:
-    // pass the signal on, and exit as the child does (issue 17 #1).
+    // pass the signal on, and exit as the child does.
     for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) {
       process.on(signal, () => {
         if (child.exitCode === null && child.signalCode === null) child.kill(signal);

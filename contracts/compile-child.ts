@@ -7,7 +7,7 @@
  *
  * Whatever the source, the answer is an outcome: the compiler turns a back-end failure into a
  * diagnostic, and anything else thrown here becomes one too (C0601, a bug), so the install
- * answers 422 with a message instead of 500 (issue 16 #12).
+ * answers 422 with a message instead of 500.
  */
 import { text } from "node:stream/consumers";
 import { artifactWire, locatedErrors, type CompileOutcome } from "./artifact-wire.ts";

@@ -37,7 +37,7 @@ export interface CompileResult {
 /**
  * Compiles a contract file; user mistakes come back as diagnostics, never as exceptions. A back end
  * that fails on a checked contract is a compiler bug, but it too comes back as a diagnostic (C0601),
- * so an install answers 422 with a message rather than crashing (issue 16 #12).
+ * so an install answers 422 with a message rather than crashing.
  */
 export function compileContract(markdown: string, options: CompileOptions = {}): CompileResult {
   const { contract, diagnostics } = analyze(markdown, options);

@@ -1,5 +1,5 @@
 /**
- * @module The size limits of a contract (issue 16 #12): how long a Text, how large a List or Vector
+ * @module The size limits of a contract: how long a Text, how large a List or Vector
  * may be declared, and how much WebAssembly memory its program may reserve. The checker reports
  * every limit (`check/resolve-type.ts`, `check/memory.ts`); the code generator only asserts the
  * total, since a program over it means the checker's bound is wrong.

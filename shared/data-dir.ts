@@ -1,7 +1,7 @@
 /**
  * @module The data directory's permissions, checked before anything is written in it: it holds the
  * node's private key, the store and the logs, so it is its owner's alone — mode 0700, every file
- * in it 0600 (issue 16). A directory created here is made 0700; an existing one that group or
+ * in it 0600. A directory created here is made 0700; an existing one that group or
  * others can read or enter is tightened to 0700, with a warning. One that someone else owns and
  * others can write is refused: another user could have put links in it, or swap its files later.
  * Symbolic links inside it are refused where the files are opened (shared/store/open.ts,

@@ -6,7 +6,7 @@
  * directory became read-only, something sits where an old file goes), the current file starts
  * over, with a line saying why, rather than growing past its size.
  *
- * The file is 0600 and never reached through a link (issue 16): it is opened with O_NOFOLLOW, and a
+ * The file is 0600 and never reached through a link: it is opened with O_NOFOLLOW, and a
  * `logs` that is itself a link is refused — in a data directory others could write, a link would
  * have the supervisor append to any file it may write.
  */

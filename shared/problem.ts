@@ -42,7 +42,7 @@ export function problemOf(code: ProblemCode, detail: string, errors?: Problem["e
 /**
  * The one 404 a caller who is not an owner or member of a tenant gets for a tenant, namespace,
  * query or action that is not there, whichever it is: telling them apart would let anyone list which
- * tenants exist and what they have installed (issue 16 #16). The gateway's reads and the engine's
+ * tenants exist and what they have installed. The gateway's reads and the engine's
  * write path both answer with it.
  */
 export const NOT_FOUND_FOR_CALLER: Problem = Object.freeze(problem(404, "not-found", "no such tenant, namespace, query or action for this caller"));

@@ -4,11 +4,11 @@
  * sessions, passkeys, recovery codes, pairing a device.
  */
 import assert from "node:assert/strict";
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, it } from "node:test";
-import { type Charter, cleanup, startCharter, stopCharter, tempDataDir } from "./helpers/charter-process.ts";
+import { type Charter, cleanup, startCharter, stopCharter, tempDataDir, waitFor } from "./helpers/charter-process.ts";
 import { ApiClient, cookieFrom, createAccount, printedSetupCode, sessionCookieOf, signIn, stepUp } from "./helpers/api-client.ts";
 import { runCharter } from "./helpers/run-charter.ts";
 import { SoftAuthenticator } from "./helpers/soft-authenticator.ts";
@@ -240,6 +240,18 @@ describe("the account over HTTP", () => {
 
     const reused = await api.call("POST", "/api/pair/begin", { body: { code: issued.body.code } });
     assert.deepEqual([reused.status, reused.body.code], [403, "bad-pairing-code"]);
+  });
+
+  it("logs the refusals, and never a session token, a set-up code or a recovery code", async () => {
+    const log = join(node.dataDir, "logs", "charter.log");
+    // The last refusal above (a reused pairing code) reaches the log: the lines before it are there too.
+    const text = await waitFor("the pairing refusal in the log", () => {
+      const t = readFileSync(log, "utf8");
+      return t.includes('"code":"bad-pairing-code"') ? t : undefined;
+    });
+    const token = cookie.slice(cookie.indexOf("=") + 1).split(";")[0] as string;
+    assert.ok(token.length >= 40, cookie);
+    for (const secret of [token, printedSetupCode(node), ...recoveryCodes]) assert.ok(!text.includes(secret), `the log holds ${secret.slice(0, 6)}…`);
   });
 });
 

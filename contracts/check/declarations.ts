@@ -119,7 +119,7 @@ function checkIndex(scope: Scope, aggregate: AggregateDecl, index: IndexDecl): v
 }
 
 /**
- * A fulltext index is public or private, never both (issue 16 #9): a search ranks by the whole
+ * A fulltext index is public or private, never both: a search ranks by the whole
  * indexed document, so a public query's scores would reveal how many words a private field holds.
  * Reported at the first field whose visibility differs from the index's first field.
  */

@@ -1,5 +1,5 @@
 /**
- * @module The memory a contract's program will reserve, bounded (issue 16 #12): each aggregate's
+ * @module The memory a contract's program will reserve, bounded: each aggregate's
  * state (C0323), each action's arguments (C0324), and each action's whole memory — context, state
  * and its staged copy, arguments, text literals and the temporaries it builds (C0325). Sizes come
  * from `contracts/layout.ts`, the same slots the code generator lays out, so the limits of

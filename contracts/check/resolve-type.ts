@@ -1,6 +1,6 @@
 /**
  * @module Written types to checked types (`TypeExpr` → `Type`): sizes are declared, positive and
- * within the limits of `contracts/limits.ts` (issue 16 #12), a named type is an enum (or, in a
+ * within the limits of `contracts/limits.ts`, a named type is an enum (or, in a
  * record, Float), `Ref<A>` names an aggregate, and lists hold scalar values. Problems are
  * reported; a usable type is still returned where one can be, so one mistake does not cascade.
  */

@@ -1,7 +1,7 @@
 /**
  * @module Key files: a private JWK on disk, mode 0600, written atomically (temp file + link or
  * rename, so a reader never sees half a key), and refused when group or others can access it, or
- * when it is a symbolic link (issue 16: nothing inside the data directory is reached through a link;
+ * when it is a symbolic link (nothing inside the data directory is reached through a link;
  * the mode check would be of the link's target). The node's own key lives at `DATA/node-key.jwk`.
  */
 import { randomBytes } from "node:crypto";

@@ -4,7 +4,7 @@
  * process that no longer exists (kill -9, power loss) is taken over, and any of its workers still
  * alive are stopped first so they cannot write behind the new holder's back.
  *
- * The lock is 0600 and never written through a link (issue 16): it is created with O_EXCL, which
+ * The lock is 0600 and never written through a link: it is created with O_EXCL, which
  * does not follow one, and rewritten through a temp file opened with O_NOFOLLOW. A lock that can no
  * longer be written (the directory became read-only) is a LockWriteError with a one-line message;
  * the supervisor stops the tree cleanly on it, and `release` never throws.

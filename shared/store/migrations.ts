@@ -130,7 +130,7 @@ export const migrations: readonly Migration[] = [
   {
     version: 4,
     name: "install-ids",
-    // Single-use installs (issue 16): each signed `_install`'s id, spent when the engine applies it,
+    // Single-use installs: each signed `_install`'s id, spent when the engine applies it,
     // kept while a JWS with that issuedAt could still pass (workers/engine/install-ids.ts prunes).
     sql: `
       CREATE TABLE install_ids (

@@ -2,7 +2,7 @@
  * @module Opening the store: one SQLite file in WAL mode. The engine opens the only writer; every
  * other worker opens a read-only connection to the same file.
  *
- * The files are private (issue 16): a writer creates the database file 0600 itself before SQLite
+ * The files are private: a writer creates the database file 0600 itself before SQLite
  * does (SQLite would make it 0644 less the umask), and SQLite gives `-wal` and `-shm` the database
  * file's mode; a writer also narrows an existing file that group or others can read. SQLite follows
  * symbolic links and node:sqlite cannot ask it not to, so each file is first opened here with

@@ -1,5 +1,5 @@
 /**
- * @module Single-use install ids (issue 16): a signed `_install` carries a random `id`, and the
+ * @module Single-use install ids: a signed `_install` carries a random `id`, and the
  * engine spends it in the same transaction as the install it allows, so the same JWS replayed
  * within its freshness window is refused (`install_replayed`) rather than applied again — say,
  * after its namespace was retired. Deterministic for replicated voters: the check reads only the

@@ -94,8 +94,9 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   const isOwnHost = hostCheck(limits.allowedHosts);
   // `/api` (charter node only) is its own app, started once the port, and so the origin, is known.
   let api: NodeApi | null = null;
+  const answers = requestLogger(log);
   const server = createServer((req, res) => {
-    if (!isOwnHost(req.headers.host)) return misdirected(req, res, log);
+    if (!isOwnHost(req.headers.host)) return misdirected(req, res, answers);
     if (config.edition === "node" && isApiTarget(req.url)) {
       if (api === null) return sendProblem(res, problem(503, "unavailable", "the node is starting; try again"));
       return void api.listener(req, res);
@@ -105,7 +106,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   guardConnections(server, { maxConnections: limits.maxConnections, onShed: (shed) => log.warn("connections over the cap: closed idle ones to make room", { shed, max: limits.maxConnections }) });
   const closer = gracefulCloser(server);
   // gRPC is served only once a contract is installed, but a port it could never have is fatal now,
-  // before the HTTP port answers anything: a start either has every port or fails (issue 17 #2).
+  // before the HTTP port answers anything: a start either has every port or fails.
   const grpcPortProblem = await checkGrpcPort(config.grpc.host, config.grpc.port);
   if (grpcPortProblem !== null) throw new FatalError(grpcPortProblem);
   await listen(server, config.listen.host, config.listen.port);
@@ -175,9 +176,9 @@ async function listen(server: Server, host: string, port: number): Promise<void>
 }
 
 /** A request for a host name that is not this node's (host-check.ts): 421, and the connection closes. */
-function misdirected(req: IncomingMessage, res: ServerResponse, log: Logger): void {
+function misdirected(req: IncomingMessage, res: ServerResponse, answers: Logger): void {
   const p = problem(421, "misdirected-request", "this node does not answer for that host name; use its IP address, localhost, or a name given with --allow-host");
   // The body is not read: the connection cannot carry another request.
   sendProblem(res, p, { connection: "close" });
-  logAnswer(requestLogger(log), { method: req.method ?? "", route: null, status: p.status, code: p.code }, { host: String(req.headers.host).slice(0, 200) });
+  logAnswer(answers, { method: req.method ?? "", route: null, status: p.status, code: p.code }, { host: String(req.headers.host).slice(0, 200) });
 }

@@ -6,33 +6,13 @@
  */
 import type { Context } from "hono";
 import type { Logger } from "../../../shared/log.ts";
-import { type Problem, problemOf, type ProblemCode } from "../../../shared/problem.ts";
-import type { AccountError, AccountErrorCode } from "./account/account-errors.ts";
+import { type Problem, problemOf } from "../../../shared/problem.ts";
+import type { AccountError } from "./account/account-errors.ts";
 import { problemResponse } from "../problem-response.ts";
-
-/** Each ceremony code's problem code: one spelling, held to the problem catalogue by the type checker. */
-export const ACCOUNT_PROBLEMS = {
-  "bad-first-name": "bad-first-name",
-  "bad-response": "bad-response",
-  "bad-challenge": "bad-challenge",
-  "bad-settings": "bad-settings",
-  unauthenticated: "unauthenticated",
-  "bad-setup-code": "bad-setup-code",
-  "bad-recovery-code": "bad-recovery-code",
-  "bad-pairing-code": "bad-pairing-code",
-  "step-up-required": "step-up-required",
-  "limited-session": "limited-session",
-  "not-found": "not-found",
-  "already-set-up": "already-set-up",
-  "not-set-up": "not-set-up",
-  "last-passkey": "last-passkey",
-  "too-many-passkeys": "too-many-passkeys",
-  "rate-limited": "rate-limited",
-} as const satisfies Record<AccountErrorCode, ProblemCode>;
 
 /** The problem document of a ceremony's refusal. */
 export function accountProblem(error: AccountError): Problem {
-  const p = problemOf(ACCOUNT_PROBLEMS[error.code], error.message);
+  const p = problemOf(error.code, error.message);
   return error.retryAfter === undefined ? p : { ...p, retryAfter: error.retryAfter };
 }
 

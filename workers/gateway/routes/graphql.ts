@@ -5,7 +5,7 @@
  * cost, and only then executed (graphql-limits.ts). Every failure is a GraphQL response
  * `{"errors": [{message, extensions: {code}}]}`: 400 for a request that cannot run, 404 for an
  * unknown tenant or namespace (worded as the REST reads word it: precise only for the tenant's owners
- * and members, issue 16 #16), 200 once execution started (per-field errors).
+ * and members), 200 once execution started (per-field errors).
  */
 import { type DocumentNode, execute, getOperationAST, GraphQLError, parse, validate } from "graphql";
 import type { Context, Hono } from "hono";

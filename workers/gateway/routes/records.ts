@@ -9,7 +9,7 @@
  *   default 100) at a time after `after`; `next` is the `after` of the following page, or null.
  *
  * Who is asking is checked before what is asked for, so a stranger's 401 or 403 is the same for a
- * tenant, namespace or aggregate that does not exist as for one that does (issue 16 #16).
+ * tenant, namespace or aggregate that does not exist as for one that does.
  */
 import type { Context, Hono } from "hono";
 import type { DatabaseSync } from "node:sqlite";
@@ -39,7 +39,7 @@ interface HistoryRow {
 /** Checks the caller and finds the aggregate in the active schema; answers its public fields. */
 function resolve(c: Context, deps: ReadRouteDeps, db: DatabaseSync, bearer: Awaited<ReturnType<typeof bearerOf>>, now: number): { artifact: string; schema: Schema; fields: Schema["aggregates"][string]["fields"] } {
   const { tenant, namespace, aggregate } = c.req.param() as { tenant: string; namespace: string; aggregate: string };
-  // The caller first (issue 16 #16): anyone who is not an owner or member gets the same 401 or 403
+  // The caller first: anyone who is not an owner or member gets the same 401 or 403
   // whether or not the tenant, namespace or aggregate exists, so these routes tell strangers nothing.
   requireCaller(c, db, bearer, tenant, "member", now);
   // A retired namespace's records and history stay readable, to owners only.

@@ -109,7 +109,7 @@ export function mountTenantRoutes(app: Hono, deps: TenantRouteDeps): void {
     const tenant = c.req.param("tenant");
     const caller = await verifyBearer(bearerToken(c), { tenant, now: deps.now() });
     if (!caller.ok) return problemResponse(c, caller.error);
-    // A tenant that does not exist and one the caller is not in look the same (issue 16 #16).
+    // A tenant that does not exist and one the caller is not in look the same.
     const roles = await rolesOrNone(deps, tenant, caller.value);
     if (!roles.member) throw new HttpProblem(problem(403, "not-member", `${caller.value} is neither an owner nor a member of '${tenant}'`));
     const { value: described } = await ask(deps, "tenant-describe", { tenant });

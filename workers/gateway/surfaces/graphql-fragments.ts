@@ -1,5 +1,5 @@
 /**
- * @module The named fragments of a GraphQL document in dependency order (issue 16 #3), so the limit
+ * @module The named fragments of a GraphQL document in dependency order, so the limit
  * checks can measure each fragment once and reuse the figure wherever it is spread: walking spreads
  * afresh at every use is exponential (`fragment Fi on Query { ...Fi+1 ...Fi+1 }`). Fragments that
  * cannot be ordered are refused here, before anything measures them: one spread of a fragment the

@@ -8,7 +8,7 @@
  * counts `LIST_FACTOR` times. Introspection (`__schema`, `__type`) is served from memory and never
  * multiplied.
  *
- * Both measures take time linear in the document (issue 16 #3): each named fragment is measured once,
+ * Both measures take time linear in the document: each named fragment is measured once,
  * in dependency order (graphql-fragments.ts), and a spread adds the fragment's figure instead of
  * walking it again, so `fragment Fi on Query { ...Fi+1 ...Fi+1 }` thirty deep is a few hundred steps,
  * not 2^30. Unknown, duplicate and self-spreading fragments are refused before anything is measured.

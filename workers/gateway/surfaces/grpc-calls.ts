@@ -1,5 +1,5 @@
 /**
- * @module What one gRPC call does (issue 6): the same engine path and the same query path as REST
+ * @module What one gRPC call does: the same engine path and the same query path as REST
  * and GraphQL. The tenant comes as `charter-tenant` metadata, the namespace and method from the call's
  * path; the tenant's active contract decides which methods exist and what their messages are. An
  * action hands the request's signed command to `submit`, exactly as `POST …/actions/{Action}` does;

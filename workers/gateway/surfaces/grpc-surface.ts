@@ -1,5 +1,5 @@
 /**
- * @module The gRPC surface's lifecycle (issue 6; design §1, §8): a grpc-js server on `--grpc
+ * @module The gRPC surface's lifecycle (design §1, §8): a grpc-js server on `--grpc
  * HOST:PORT`, started only once some tenant has a contract installed — grpc-js and protobufjs are
  * imported then, not at gateway start, so a node without contracts pays nothing for them.
  *

@@ -1,5 +1,5 @@
 /**
- * @module The described surfaces of `/v1` (issue 6): each namespace's OpenAPI description and its
+ * @module The described surfaces of `/v1`: each namespace's OpenAPI description and its
  * GraphQL endpoint, both generated from the active artifact's schema, both reaching the engine by
  * the same paths as REST. They read the store through their own read-only view (design §2).
  */
