@@ -40,7 +40,7 @@ try {
   };
   const begun = must(await account.createBegin({ firstName: "Ada", setupCode: account.setupCode() }));
   const { ticket } = must(await account.createRegister({ response: auth.create(begun.options, ORIGIN) }));
-  must(await account.createFinish({ ticket }, "bench", async () => ok({ did: "did:key:z6MkBench" })));
+  must(await account.createFinish({ ticket }, "bench", async () => ok({ did: "did:key:z6MkBench", tenant: "ada" })));
 
   // Sign-in finish against the bare library check, on the same responses.
   const ours: number[] = [];

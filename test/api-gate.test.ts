@@ -177,6 +177,8 @@ const BUILT = new Set([
   "GET /api/account/recovery",
   "POST /api/account/recovery/regenerate",
   "POST /api/pair/code",
+  "GET /api/bootstrap",
+  "POST /api/data/act",
 ]);
 
 const key = ([method, path]: readonly [string, string]) => `${method} ${path}`;

@@ -33,6 +33,7 @@ import { logAnswer, sendProblem } from "./problem-response.ts";
 import { isApiTarget } from "./api/api-app.ts";
 import { type NodeApi, startNodeApi } from "./api/node-api.ts";
 import { UnsafeStoreFileError } from "../../shared/store/open.ts";
+import { serveAppPage } from "./app-page/app-page.ts";
 
 
 /** How long to keep retrying a port that is busy, for a predecessor killed a moment ago to let go of it. */
@@ -40,7 +41,7 @@ const BIND_RETRY_MS = 1500;
 
 export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   const { config, log, control } = ctx;
-  let workers: { states: Record<string, Lifecycle>; required: readonly string[] } = { states: {}, required: ["engine", "gateway"] };
+  let workers: { states: Record<string, Lifecycle>; required: readonly string[]; statuses: Record<string, string> } = { states: {}, required: ["engine", "gateway"], statuses: {} };
   control.onNotice("workers", (w) => (workers = w));
 
   // The engine sends commits only while someone here listens (it asks again after a reconnect).
@@ -60,7 +61,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
       version: config.version,
       startedAt: config.startedAt,
       // The gateway answering is itself proof it runs, even before the supervisor's next notice.
-      workers: () => ({ states: { ...workers.states, gateway: "running" }, required: workers.required }),
+      workers: () => ({ states: { ...workers.states, gateway: "running" }, required: workers.required, statuses: workers.statuses }),
       ...(config.cluster ? { consensus: () => engine.request("consensus-status", {}).catch(() => null) } : {}),
       degraded: () => engine.request("engine-health", {}).then((h) => h.degraded, () => []),
     },
@@ -101,6 +102,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
       if (api === null) return sendProblem(res, problem(503, "unavailable", "the node is starting; try again"));
       return void api.listener(req, res);
     }
+    if (config.edition === "node" && serveAppPage(req, res)) return;
     if (!postCommand(req, res)) void appListener(req, res);
   });
   guardConnections(server, { maxConnections: limits.maxConnections, onShed: (shed) => log.warn("connections over the cap: closed idle ones to make room", { shed, max: limits.maxConnections }) });
@@ -116,7 +118,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   if (config.edition === "node") {
     const origin = config.origin ?? `http://localhost:${address.port}`;
     try {
-      api = startNodeApi({ dataDir: config.dataDir, origin, nodeDid: nodeKey.value.did, bodyLimit: config.bodyLimit, log });
+      api = startNodeApi({ dataDir: config.dataDir, origin, nodeDid: nodeKey.value.did, bodyLimit: config.bodyLimit, log, version: config.version, engine, admin });
     } catch (error) {
       // A link in place of accounts.db would fail every restart the same way: stop with the reason.
       if (error instanceof UnsafeStoreFileError) throw new FatalError(error.message);

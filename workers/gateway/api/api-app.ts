@@ -15,10 +15,15 @@ import type { AccountRouteDeps } from "./routes/account-deps.ts";
 import { mountAccountAdminRoutes } from "./routes/account-admin.ts";
 import { mountAccountRoutes } from "./routes/account.ts";
 import { mountPairRoutes } from "./routes/pair.ts";
+import { type BootstrapDeps, mountBootstrapRoute } from "./routes/bootstrap.ts";
+import { mountDataRoutes } from "./routes/data.ts";
+import type { PersonWriter } from "./personal/person-writer.ts";
 
 /** What the `/api` app needs beyond the account routes' surroundings. */
-export interface ApiAppOptions extends AccountRouteDeps {
+export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
   readonly bodyLimit: number;
+  /** Signs the person's writes. */
+  readonly writer: PersonWriter;
 }
 
 /** Builds the `/api` app; every route it serves has a path under `/api`. */
@@ -32,6 +37,8 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   mountAccountRoutes(api, options);
   mountAccountAdminRoutes(api, options);
   mountPairRoutes(api, options);
+  mountBootstrapRoute(api, options);
+  mountDataRoutes(api, options);
   return api;
 }
 

@@ -8,14 +8,20 @@
 import { getRequestListener } from "@hono/node-server";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../../../shared/log.ts";
+import type { AdminRequests } from "../../../shared/protocol/admin.ts";
+import type { EngineLink } from "../../../shared/worker/engine-link.ts";
+import type { SocketLink } from "../../../shared/worker/socket-link.ts";
 import { openDatabase } from "../../../shared/store/open.ts";
 import { dataPaths } from "../../../shared/worker/config.ts";
 import { AccountStore } from "./account/account-store.ts";
 import { accountCeremonies } from "./account/ceremonies.ts";
 import { createApiApp } from "./api-app.ts";
 import { loadOrCreateKek } from "./identity/kek.ts";
-import { personIdentityMaker } from "./identity/person-key.ts";
+import { openPersonKey, personIdentityMaker } from "./identity/person-key.ts";
+import { personalSetUp } from "./personal/personal-setup.ts";
+import { PersonWriter } from "./personal/person-writer.ts";
 import { sealOf } from "./seal.ts";
+import { StoreView } from "../reads/store-view.ts";
 
 /** What starting `/api` needs. */
 export interface NodeApiOptions {
@@ -26,6 +32,11 @@ export interface NodeApiOptions {
   readonly nodeDid: string;
   readonly bodyLimit: number;
   readonly log: Logger;
+  readonly version: string;
+  /** The engine: the person's writes go to it as signed commands. */
+  readonly engine: EngineLink;
+  /** The engine's admin channel: set-up creates the personal tenant through it. */
+  readonly admin: SocketLink<AdminRequests>;
 }
 
 /** `/api`, started. */
@@ -42,11 +53,42 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   const db = openDatabase(paths.accounts);
   const store = new AccountStore(db);
   const account = accountCeremonies({ store, origin: options.origin });
-  const setUp = personIdentityMaker({ db, kek: () => loadOrCreateKek(paths.accountKek), now: () => Date.now() });
-  const app = createApiApp({ account, origin: options.origin, seal: sealOf(options.nodeDid), setUp, log: options.log, bodyLimit: options.bodyLimit });
+  // The store, read-only (the engine is its only writer), opened on first use.
+  const storeView = new StoreView(paths.store);
+  const kek = () => loadOrCreateKek(paths.accountKek);
+  const makeIdentity = personIdentityMaker({ db, kek, now: () => Date.now() });
+  const setUp = personalSetUp({ makeIdentity, admin: options.admin });
+  const now = () => Date.now();
+  const writer = new PersonWriter({
+    engine: options.engine,
+    now,
+    // Only a finished set-up's key: a pending attempt's identity signs nothing.
+    personKey: () => (store.account()?.ready === true ? openPersonKey({ db, kek }) : null),
+    personalTenant: () => store.account()?.tenant ?? null,
+  });
+  const person = () => {
+    const a = store.account();
+    return a?.ready === true ? { did: a.did, tenant: a.tenant } : { did: null, tenant: null };
+  };
+  const app = createApiApp({
+    account,
+    origin: options.origin,
+    seal: sealOf(options.nodeDid),
+    setUp,
+    log: options.log,
+    bodyLimit: options.bodyLimit,
+    writer,
+    admin: options.admin,
+    version: options.version,
+    person,
+    lastSeq: () => (storeView.db().prepare("SELECT COALESCE(MAX(seq), 0) AS seq FROM history").get() as { seq: number }).seq,
+  });
   return {
     listener: getRequestListener(app.fetch),
     setupCode: () => account.setupCode(),
-    close: () => db.close(),
+    close: () => {
+      db.close();
+      storeView.close();
+    },
   };
 }

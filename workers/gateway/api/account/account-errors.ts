@@ -24,6 +24,7 @@ export const ACCOUNT_ERROR_CODES = [
   "last-passkey",
   "too-many-passkeys",
   "rate-limited",
+  "engine-unavailable",
 ] as const satisfies readonly ProblemCode[];
 
 /** A code an account ceremony refuses with. */

@@ -51,7 +51,7 @@ export async function setUp(node: AccountNode, auth = new SoftAuthenticator()): 
   if (code === null) throw new Error("node already set up");
   const { options } = unwrap(await node.account.createBegin({ firstName: "Ada", setupCode: code }));
   const { ticket } = unwrap(await node.account.createRegister({ response: auth.create(options, node.origin) }));
-  const finished = unwrap(await node.account.createFinish({ ticket }, "test browser", async () => ok({ did: PERSON_DID })));
+  const finished = unwrap(await node.account.createFinish({ ticket }, "test browser", async () => ok({ did: PERSON_DID, tenant: "ada" })));
   return { auth, finished };
 }
 

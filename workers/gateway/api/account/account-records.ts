@@ -25,6 +25,8 @@ export interface AccountRecord {
   readonly userHandle: Uint8Array;
   /** The person's did:key, once set-up has made it. */
   readonly did: string | null;
+  /** The personal tenant's handle (owned by `did`), once set-up has made it. */
+  readonly tenant: string | null;
   readonly createdAt: number;
   readonly settings: AccountSettings;
 }
@@ -81,6 +83,7 @@ export function accountOf(row: Record<string, unknown>): AccountRecord {
     firstName: row.first_name as string,
     userHandle: row.user_handle as Uint8Array,
     did: (row.did as string | null) ?? null,
+    tenant: (row.tenant as string | null) ?? null,
     createdAt: Number(row.created_at),
     settings: { signInRequired: row.sign_in_required === 1, sessionDays: Number(row.session_days), idleDays: Number(row.idle_days) },
   };

@@ -95,12 +95,13 @@ export class AccountStore {
 
   /**
    * Ends the set-up attempt whose user handle is `userHandle`: the account is ready, with the
-   * person's did, and the set-up code is gone. False when that attempt is no longer the pending one.
+   * person's did and personal tenant, and the set-up code is gone. False when that attempt is no
+   * longer the pending one.
    */
-  finishSetup(userHandle: Uint8Array, did: string): boolean {
+  finishSetup(userHandle: Uint8Array, made: { did: string; tenant: string }): boolean {
     return this.atomically(() => {
       this.#account = undefined;
-      const changed = this.#run("UPDATE account SET state = 'ready', did = ? WHERE id = 1 AND state = 'pending' AND user_handle = ?", did, userHandle).changes === 1;
+      const changed = this.#run("UPDATE account SET state = 'ready', did = ?, tenant = ? WHERE id = 1 AND state = 'pending' AND user_handle = ?", made.did, made.tenant, userHandle).changes === 1;
       if (changed) this.#run("DELETE FROM account_meta WHERE key = 'setup-code'");
       return changed;
     });

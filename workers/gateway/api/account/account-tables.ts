@@ -22,6 +22,7 @@ CREATE TABLE IF NOT EXISTS account (
   first_name TEXT NOT NULL,
   user_handle BLOB NOT NULL,
   did TEXT,
+  tenant TEXT,
   created_at INTEGER NOT NULL,
   sign_in_required INTEGER NOT NULL DEFAULT 1 CHECK (sign_in_required IN (0, 1)),
   session_days INTEGER NOT NULL DEFAULT 30,
@@ -83,4 +84,7 @@ CREATE TABLE IF NOT EXISTS account_attempts (
 /** Creates the account tables that are missing; safe to run on every open. */
 export function ensureAccountTables(db: DatabaseSync): void {
   db.exec(DDL);
+  // An account made before the personal tenant was recorded gains its column (null until set).
+  const columns = db.prepare("SELECT name FROM pragma_table_info('account')").all() as { name: string }[];
+  if (!columns.some((c) => c.name === "tenant")) db.exec("ALTER TABLE account ADD COLUMN tenant TEXT");
 }

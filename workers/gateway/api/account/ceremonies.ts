@@ -19,7 +19,7 @@ import { relyingParty } from "./webauthn.ts";
 
 export type { AccountError, AccountErrorCode } from "./account-errors.ts";
 export type { NewSession, Outcome } from "./account-context.ts";
-export type { CreateFinished, SetupPlan } from "./create.ts";
+export type { CreateFinished, SetupMade, SetupPlan } from "./create.ts";
 
 /** What binds the ceremonies to a node. */
 export interface AccountOptions {
@@ -77,5 +77,5 @@ export function accountCeremonies(options: AccountOptions) {
 /** The bound ceremonies. */
 export type AccountCeremonies = ReturnType<typeof accountCeremonies>;
 
-/** Set-up's callback: makes the person's identity for `plan` and answers its did. */
+/** Set-up's callback: makes the person's identity and personal tenant for `plan`. */
 export type SetUp = (plan: SetupPlan) => ReturnType<Parameters<typeof createFinish>[3]>;

@@ -22,7 +22,7 @@ test("set-up: begin with the printed code, register a passkey, finish with the t
   const finished = unwrap(
     await node.account.createFinish({ ticket }, "Firefox", async (p) => {
       plan = p;
-      return ok({ did: PERSON_DID });
+      return ok({ did: PERSON_DID, tenant: "ada" });
     }),
   );
   assert.deepEqual(plan, { firstName: "Ada" });
@@ -45,7 +45,7 @@ test("a second account creation is refused: 409 already-set-up, at every step", 
   const options = { challenge: "x", rp: { id: "home.example.org", name: "x" }, user: { id: "AAAA", name: "m", displayName: "m" }, pubKeyCredParams: [{ alg: -7, type: "public-key" as const }] };
   const register = refusal(await node.account.createRegister({ response: auth.create(options, node.origin) }));
   assert.equal(register.code, "already-set-up");
-  const finish = refusal(await node.account.createFinish({ ticket: "x" }, "ua", async () => ok({ did: "did:key:z" })));
+  const finish = refusal(await node.account.createFinish({ ticket: "x" }, "ua", async () => ok({ did: "did:key:z", tenant: "z" })));
   assert.equal(finish.code, "already-set-up");
 });
 
@@ -101,7 +101,7 @@ test("finish needs the ticket register gave: anyone else gets 400 bad-challenge,
   const auth = new SoftAuthenticator();
   const { options } = unwrap(await node.account.createBegin({ firstName: "Ada", setupCode: node.account.setupCode() }));
   const { ticket } = unwrap(await node.account.createRegister({ response: auth.create(options, node.origin) }));
-  const made = async () => ok({ did: PERSON_DID });
+  const made = async () => ok({ did: PERSON_DID, tenant: "ada" });
   for (const guess of [undefined, "", "x".repeat(43), { ticket }]) {
     assert.equal(refusal(await node.account.createFinish({ ticket: guess }, "ua", made)).code, "bad-challenge");
   }
@@ -134,7 +134,7 @@ test("a set-up restarted while the identity is being made keeps the first finish
     await node.account.createFinish({ ticket }, "ua", async () => {
       const again = unwrap(await node.account.createBegin({ firstName: "Grace", setupCode: code }));
       unwrap(await node.account.createRegister({ response: new SoftAuthenticator().create(again.options, node.origin) }));
-      return ok({ did: PERSON_DID });
+      return ok({ did: PERSON_DID, tenant: "ada" });
     }),
   );
   assert.equal(raced.code, "bad-challenge");
@@ -149,6 +149,6 @@ test("a ticket finishes only the attempt that registered it", async () => {
   const { ticket: old } = unwrap(await node.account.createRegister({ response: new SoftAuthenticator().create(first.options, node.origin) }));
   const again = unwrap(await node.account.createBegin({ firstName: "Grace", setupCode: code }));
   const { ticket } = unwrap(await node.account.createRegister({ response: new SoftAuthenticator().create(again.options, node.origin) }));
-  assert.equal(refusal(await node.account.createFinish({ ticket: old }, "ua", async () => ok({ did: PERSON_DID }))).code, "bad-challenge");
-  assert.equal(unwrap(await node.account.createFinish({ ticket }, "ua", async () => ok({ did: PERSON_DID }))).firstName, "Grace");
+  assert.equal(refusal(await node.account.createFinish({ ticket: old }, "ua", async () => ok({ did: PERSON_DID, tenant: "ada" }))).code, "bad-challenge");
+  assert.equal(unwrap(await node.account.createFinish({ ticket }, "ua", async () => ok({ did: PERSON_DID, tenant: "ada" }))).firstName, "Grace");
 });

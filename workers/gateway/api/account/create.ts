@@ -74,19 +74,27 @@ export async function createRegister(ctx: AccountContext, input: { response: unk
 export interface CreateFinished extends NewSession {
   readonly firstName: string;
   readonly did: string;
+  /** The personal tenant's handle. */
+  readonly tenant: string;
   readonly recoveryCodes: readonly string[];
+}
+
+/** What set-up made: the person's did:key and the personal tenant it owns. */
+export interface SetupMade {
+  readonly did: string;
+  readonly tenant: string;
 }
 
 /**
  * Step 3: with the ticket from `register`, runs `setUp` (which makes the person's identity and
- * answers its did), then makes the account ready. When `setUp` fails the account stays pending and
+ * personal tenant), then makes the account ready. When `setUp` fails the account stays pending and
  * set-up starts again from `begin`.
  */
 export async function createFinish(
   ctx: AccountContext,
   input: { ticket: unknown },
   userAgent: string,
-  setUp: (plan: SetupPlan) => Promise<Outcome<{ did: string }>>,
+  setUp: (plan: SetupPlan) => Promise<Outcome<SetupMade>>,
 ): Promise<Outcome<CreateFinished>> {
   if (ctx.store.account()?.ready === true) return fail(accountError("already-set-up", "this node already has its account"));
   const ticket = typeof input.ticket === "string" && input.ticket.length <= 64 ? input.ticket : "";
@@ -97,7 +105,7 @@ export async function createFinish(
   const made = await setUp({ firstName: pending.firstName });
   if (!made.ok) return made;
   // Another set-up attempt may have started while `setUp` ran: only this attempt's account turns ready.
-  if (!ctx.store.finishSetup(pending.userHandle, made.value.did)) return fail(accountError("bad-challenge", "set-up was started again meanwhile: finish that attempt"));
+  if (!ctx.store.finishSetup(pending.userHandle, made.value)) return fail(accountError("bad-challenge", "set-up was started again meanwhile: finish that attempt"));
   const recoveryCodes = issueRecoveryCodes(ctx);
-  return ok({ firstName: pending.firstName, did: made.value.did, recoveryCodes, ...newSession(ctx, "full", userAgent) });
+  return ok({ firstName: pending.firstName, did: made.value.did, tenant: made.value.tenant, recoveryCodes, ...newSession(ctx, "full", userAgent) });
 }

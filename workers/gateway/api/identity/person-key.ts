@@ -1,13 +1,13 @@
 /**
  * @module The person's identity, made at set-up: an Ed25519 did:key whose private key is kept only
  * sealed (XChaCha20-Poly1305 under the key-encryption key in `DATA/keys/account-kek`, bound to the
- * did), in `account_identity` beside the account's other tables. The node will sign as the person
- * with it; until then it is made, kept and can be opened again.
+ * did), in `account_identity` beside the account's other tables. The node signs the person's
+ * `/api` writes with it (personal/person-writer.ts).
  */
 import type { DatabaseSync } from "node:sqlite";
 import { fromPrivateJwk, generateKeyPair, type KeyPair, toPrivateJwk } from "../../../../shared/identity/index.ts";
 import { ok } from "../../../../shared/result.ts";
-import type { SetUp } from "../account/ceremonies.ts";
+import type { Outcome, SetupPlan } from "../account/ceremonies.ts";
 import { openSecret, sealSecret } from "./aead.ts";
 
 const DDL = `
@@ -37,7 +37,7 @@ export function ensurePersonKeyTable(db: DatabaseSync): void {
  * Set-up's identity step: a new did:key for the person, its private key sealed and kept (replacing
  * the key of a set-up attempt that never finished). Answers the did.
  */
-export function personIdentityMaker(options: PersonKeyOptions): SetUp {
+export function personIdentityMaker(options: PersonKeyOptions): (plan: SetupPlan) => Promise<Outcome<{ did: string }>> {
   ensurePersonKeyTable(options.db);
   return async () => {
     const pair = generateKeyPair();

@@ -1,0 +1,66 @@
+/**
+ * @module `GET /api/bootstrap`: what the app needs on load, in one answer —
+ *
+ * ```
+ * {account: {setUp, signedIn, firstName, seal},
+ *  person: {did},
+ *  tenant: {handle, did, contracts: [{namespace, version, artifact, installedAt}]} | null,
+ *  counts: {tasksDue, approvalsWaiting},
+ *  model: {configured},
+ *  node: {version, update: {mode, state, available}},
+ *  events: {after}}
+ * ```
+ *
+ * `events.after` is the cursor to open `/api/events?after=…` with: nothing committed up to this
+ * answer is missed or sent twice. A count the node cannot know yet is `null` (no tasks contract
+ * installed, no approvals kept); `model.configured` is false until a model connection is set.
+ */
+import type { Hono } from "hono";
+import { HttpProblem, problem } from "../../../../shared/problem.ts";
+import type { AdminRequests } from "../../../../shared/protocol/admin.ts";
+import type { SocketLink } from "../../../../shared/worker/socket-link.ts";
+import { type ApiEnv, sessionOf } from "../api-env.ts";
+import { accountView, type AccountRouteDeps } from "./account-deps.ts";
+
+/** What the bootstrap answer is read from. */
+export interface BootstrapDeps extends AccountRouteDeps {
+  readonly admin: Pick<SocketLink<AdminRequests>, "request">;
+  /** The node's version. */
+  readonly version: string;
+  /** The personal tenant and the person's did (null before set-up). */
+  readonly person: () => { readonly did: string | null; readonly tenant: string | null };
+  /** The last committed history seq (0 for none). */
+  readonly lastSeq: () => number;
+}
+
+/** Mounts `GET /api/bootstrap`. */
+export function mountBootstrapRoute(api: Hono<ApiEnv>, deps: BootstrapDeps): void {
+  api.get("/api/bootstrap", async (c) => {
+    const session = sessionOf(c);
+    // The cursor first: whatever commits while the rest is read arrives on the socket.
+    const after = deps.lastSeq();
+    const person = deps.person();
+    return c.json({
+      account: accountView(deps, session),
+      person: { did: person.did },
+      tenant: person.tenant === null ? null : await tenantView(deps, person.tenant),
+      counts: { tasksDue: null, approvalsWaiting: null },
+      model: { configured: false },
+      node: { version: deps.version, update: { mode: "off", state: "idle", available: null } },
+      events: { after: String(after) },
+    });
+  });
+}
+
+async function tenantView(deps: BootstrapDeps, handle: string) {
+  const [described, contracts] = await Promise.all([deps.admin.request("tenant-describe", { tenant: handle }), deps.admin.request("contracts-list", { tenant: handle })]).catch(() => {
+    throw new HttpProblem(problem(503, "engine-unavailable", "the engine did not answer; try again in a moment"));
+  });
+  return {
+    handle,
+    did: described.ok ? described.value.did : null,
+    contracts: contracts.ok
+      ? contracts.value.filter((row) => row.status === "active").map((row) => ({ namespace: row.namespace, version: row.version, artifact: row.artifact, installedAt: row.installedAt }))
+      : [],
+  };
+}
