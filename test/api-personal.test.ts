@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, it } from "node:test";
 import { verifyReceipt } from "../shared/identity/index.ts";
-import { ApiClient, createAccount, printedSetupCode } from "./helpers/api-client.ts";
+import { ApiClient, createAccount, printedSetupCode, stepUp } from "./helpers/api-client.ts";
+import type { SoftAuthenticator } from "./helpers/soft-authenticator.ts";
 import { type Charter, cleanup, startCharter, stopCharter } from "./helpers/charter-process.ts";
 import { runCharter } from "./helpers/run-charter.ts";
 
@@ -33,6 +34,7 @@ describe("the person's writes and the app's bootstrap", () => {
   let cookie = "";
   let did = "";
   let nodeDid = "";
+  let auth: SoftAuthenticator;
 
   before(async () => {
     node = await startCharter({ edition: "node" });
@@ -47,6 +49,7 @@ describe("the person's writes and the app's bootstrap", () => {
   it("set-up makes the personal tenant, named after the first name, owned by the person, with the standard contracts", async () => {
     const created = await createAccount(api, printedSetupCode(node), undefined, "Zoë Anne");
     cookie = created.cookie;
+    auth = created.auth;
     const boot = await api.call("GET", "/api/bootstrap", { cookie });
     assert.equal(boot.status, 200, JSON.stringify(boot.body));
     did = boot.body.person.did;
@@ -122,5 +125,27 @@ describe("the person's writes and the app's bootstrap", () => {
     assert.deepEqual([elsewhere.status, elsewhere.body.code], [403, "bad-origin"]);
     const boot = await api.call("GET", "/api/bootstrap");
     assert.deepEqual([boot.status, boot.body.code], [401, "unauthenticated"]);
+  });
+
+  it("sign-in off on a loopback node: a caller without a cookie is the person, until sign-in is on again", async () => {
+    await stepUp(api, auth, cookie);
+    const off = await api.call("PUT", "/api/account/settings", { cookie, body: { signInRequired: false } });
+    assert.equal(off.status, 200, JSON.stringify(off.body));
+    assert.deepEqual(off.body, { signInRequired: false, sessionDays: 30, idleDays: 7, loopback: true });
+    const boot = await api.call("GET", "/api/bootstrap");
+    assert.equal(boot.status, 200);
+    assert.equal(boot.body.account.signedIn, true);
+    const acted = await api.call("POST", "/api/data/act", { body: { namespace: "std.invoices", action: "Dispute", subject: "inv-1", args: { note: "wrong amount" } } });
+    assert.equal(acted.status, 200, JSON.stringify(acted.body));
+    assert.equal(acted.body.receipt.signer, did, "still written as the person");
+    const regenerate = await api.call("POST", "/api/account/recovery/regenerate");
+    assert.deepEqual([regenerate.status, regenerate.body.code], [403, "step-up-required"], "sensitive routes still need a passkey");
+    const noOrigin = await api.call("POST", "/api/data/act", { origin: null, body: { namespace: "std.invoices", action: "Pay", subject: "inv-1", args: { payment_reference: "x" } } });
+    assert.deepEqual([noOrigin.status, noOrigin.body.code], [403, "bad-origin"], "the Origin check stays");
+
+    const on = await api.call("PUT", "/api/account/settings", { cookie, body: { signInRequired: true } });
+    assert.equal(on.status, 200);
+    const closed = await api.call("GET", "/api/bootstrap");
+    assert.deepEqual([closed.status, closed.body.code], [401, "unauthenticated"]);
   });
 });

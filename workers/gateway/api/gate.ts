@@ -49,7 +49,8 @@ export function apiGate(options: GateOptions): MiddlewareHandler<ApiEnv> {
       return problemResponse(c, problem(403, "bad-origin", `a request that changes something must come from ${options.origin} (its Origin header)`));
     }
     const token = sessionTokenFrom(c.req.header("cookie"));
-    const session = token === null ? null : options.session(token);
+    // Asked even without a cookie: with sign-in off (account/sign-in-off.ts) there is a session then too.
+    const session = options.session(token);
     if (session === null && !isPublicRoute(method, path)) {
       // A cookie that no longer opens a session is taken away, so the browser stops sending it.
       if (token !== null) c.header("set-cookie", clearSessionCookie(options.origin));

@@ -33,6 +33,8 @@ export interface NodeApiOptions {
   readonly bodyLimit: number;
   readonly log: Logger;
   readonly version: string;
+  /** Whether the node listens on loopback only (sign-in may be turned off there). */
+  readonly loopback: boolean;
   /** The engine: the person's writes go to it as signed commands. */
   readonly engine: EngineLink;
   /** The engine's admin channel: set-up creates the personal tenant through it. */
@@ -52,7 +54,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   const paths = dataPaths(options.dataDir);
   const db = openDatabase(paths.accounts);
   const store = new AccountStore(db);
-  const account = accountCeremonies({ store, origin: options.origin });
+  const account = accountCeremonies({ store, origin: options.origin, loopback: options.loopback });
   // The store, read-only (the engine is its only writer), opened on first use.
   const storeView = new StoreView(paths.store);
   const kek = () => loadOrCreateKek(paths.accountKek);

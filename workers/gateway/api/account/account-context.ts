@@ -19,6 +19,8 @@ export interface AccountContext {
   readonly clock: Clock;
   readonly random: RandomBytes;
   readonly attemptPolicy: AttemptPolicy;
+  /** Whether the node listens only on the loopback interface (where sign-in may be turned off). */
+  readonly loopback: boolean;
 }
 
 /** A ceremony's answer. */

@@ -26,11 +26,11 @@ export interface AccountNode {
 }
 
 /** A node that is not set up, on `origin`, its clock at 2026-03-01 09:00 UTC. */
-export function accountNode(origin = ORIGIN): AccountNode {
+export function accountNode(origin = ORIGIN, options: { loopback?: boolean } = {}): AccountNode {
   const db = new DatabaseSync(":memory:");
   const store = new AccountStore(db);
   const clock = new ManualClock(Date.parse("2026-03-01T09:00:00Z"));
-  return { db, store, clock, account: accountCeremonies({ store, origin, clock }), origin };
+  return { db, store, clock, account: accountCeremonies({ store, origin, clock, loopback: options.loopback ?? true }), origin };
 }
 
 /** The value of a success; a failure throws with its code (the test then fails naming it). */

@@ -243,6 +243,17 @@ export class AccountStore {
     return this.#run("UPDATE account_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL", now, id).changes === 1;
   }
 
+  /** The session that stands for every caller while sign-in is off (sign-in-off.ts), if one was made. */
+  signInOffSessionId(): string | null {
+    return (this.#get("SELECT value FROM account_meta WHERE key = 'sign-in-off-session'")?.value as string | undefined) ?? null;
+  }
+
+  /** Records (or, with null, forgets) the session that stands for every caller while sign-in is off. */
+  setSignInOffSessionId(id: string | null): void {
+    if (id === null) this.#run("DELETE FROM account_meta WHERE key = 'sign-in-off-session'");
+    else this.#run("INSERT INTO account_meta (key, value) VALUES ('sign-in-off-session', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", id);
+  }
+
   // --- recovery codes ------------------------------------------------------------------------
 
   /** Replaces every recovery code with new ones (their hashes). */

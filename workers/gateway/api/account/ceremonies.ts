@@ -14,6 +14,7 @@ import { passkeyAddBegin, passkeyAddFinish, passkeyList, passkeyRemove } from ".
 import { recoveryRegenerate, recoveryStatus, recoveryUse } from "./recovery.ts";
 import { accountStatus, endSession, listSessions, settings, signOut, updateSettings } from "./session-admin.ts";
 import { checkSession } from "./sessions.ts";
+import { signInOffSession } from "./sign-in-off.ts";
 import { signInBegin, signInFinish, stepUpBegin, stepUpFinish } from "./sign-in.ts";
 import { relyingParty } from "./webauthn.ts";
 
@@ -31,6 +32,8 @@ export interface AccountOptions {
   /** The relying party's name shown by the browser; `Charter` by default. */
   readonly rpName?: string;
   readonly attemptPolicy?: AttemptPolicy;
+  /** Whether the node listens on loopback only (sign-in may be off there); false by default. */
+  readonly loopback?: boolean;
 }
 
 /** Every ceremony of the account, bound to one node. */
@@ -41,13 +44,14 @@ export function accountCeremonies(options: AccountOptions) {
     clock: options.clock ?? systemClock,
     random: options.random ?? systemRandom,
     attemptPolicy: options.attemptPolicy ?? defaultAttemptPolicy,
+    loopback: options.loopback ?? false,
   };
   return {
     context: ctx,
     /** The set-up code to print at start (null once set up). */
     setupCode: () => setupCode(ctx),
-    /** The session a cookie's token belongs to now, or null. */
-    session: (token: string | null | undefined) => checkSession(ctx.store, token, ctx.clock.now()),
+    /** The session a cookie's token belongs to now; with sign-in off, the one standing for every caller; else null. */
+    session: (token: string | null | undefined) => checkSession(ctx.store, token, ctx.clock.now()) ?? signInOffSession(ctx),
     status: (session: SessionRecord | null) => accountStatus(ctx, session),
     createBegin: (input: { firstName: unknown; setupCode: unknown }) => createBegin(ctx, input),
     createRegister: (input: { response: unknown }) => createRegister(ctx, input),

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { accountNode, current, refusal, setUp, signIn, stepUp, unwrap } from "./account-fixture.ts";
 import { checkSession } from "./sessions.ts";
+import { isLoopbackAddress } from "./sign-in-off.ts";
 
 test("the sessions list marks the caller's, most recently seen first, and leaves ended ones out", async () => {
   const node = accountNode();
@@ -51,4 +52,41 @@ test("settings: defaults, validated changes, and turning sign-in off needs a ste
   unwrap(node.account.updateSettings(stepped, { signInRequired: false }));
   assert.deepEqual(node.account.settings(), { signInRequired: false, sessionDays: 90, idleDays: 14 });
   unwrap(node.account.updateSettings(current(node, stepped), { signInRequired: true }));
+});
+
+test("sign-in off: only on loopback; then a caller without a session is the person, through one standing session", async () => {
+  const remote = accountNode(undefined, { loopback: false });
+  const r = await setUp(remote);
+  const rStepped = await stepUp(remote, r.auth, r.finished.session);
+  const refused = refusal(remote.account.updateSettings(rStepped, { signInRequired: false }));
+  assert.equal(refused.code, "bad-settings");
+  assert.match(refused.message, /loopback/);
+  assert.equal(remote.account.session(null), null);
+
+  const node = accountNode();
+  const { auth, finished } = await setUp(node);
+  assert.equal(node.account.session(null), null, "sign-in on: no session without a cookie");
+  const stepped = await stepUp(node, auth, finished.session);
+  unwrap(node.account.updateSettings(stepped, { signInRequired: false }));
+  const standing = node.account.session(null);
+  assert.ok(standing !== null);
+  assert.equal(standing.scope, "full");
+  assert.equal(node.account.session("not-a-token")?.id, standing.id, "the same one for every caller without a live session");
+  assert.equal(node.account.session(finished.token)?.id, finished.session.id, "a real session stays itself");
+  assert.equal(node.account.status(standing).signedIn, true);
+  assert.ok(node.account.sessions(standing).some((s) => s.id === standing.id && s.current), "listed, like any session");
+  assert.equal(refusal(node.account.recoveryRegenerate(standing)).code, "step-up-required", "sensitive routes still need a passkey");
+
+  node.account.signOut(standing);
+  const next = node.account.session(null);
+  assert.ok(next !== null && next.id !== standing.id, "signing out ends it; the next caller gets a new one");
+
+  unwrap(node.account.updateSettings(current(node, stepped), { signInRequired: true }));
+  assert.equal(node.account.session(null), null, "sign-in on again: no session without a cookie");
+  assert.notEqual(node.store.session(next.id)?.endedAt ?? null, null, "the standing session ended with it");
+});
+
+test("loopback addresses: 127.0.0.0/8, ::1, IPv4-mapped loopback; nothing else", () => {
+  for (const a of ["127.0.0.1", "127.8.9.10", "::1", "[::1]", "::ffff:127.0.0.1", "localhost"]) assert.equal(isLoopbackAddress(a), true, a);
+  for (const a of ["0.0.0.0", "::", "192.168.1.4", "10.0.0.1", "::ffff:10.0.0.1", "128.0.0.1", "127.0.0.1.example"]) assert.equal(isLoopbackAddress(a), false, a);
 });

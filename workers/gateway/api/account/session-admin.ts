@@ -7,6 +7,7 @@ import { fail, ok } from "../../../../shared/result.ts";
 import { type AccountContext, type Outcome, requireFullSession, requireStepUp } from "./account-context.ts";
 import { accountError } from "./account-errors.ts";
 import type { AccountSettings, SessionRecord } from "./account-store.ts";
+import { endSignInOffSession } from "./sign-in-off.ts";
 
 /** `GET /api/account`: set up or not, signed in or not; the name and did only for a signed-in caller. */
 export interface AccountStatus {
@@ -66,11 +67,15 @@ export function updateSettings(ctx: AccountContext, session: SessionRecord, inpu
     return fail(accountError("bad-settings", `signInRequired is true or false; sessionDays a whole number from 1 to ${MAX_SESSION_DAYS}; idleDays from 1 to sessionDays`));
   }
   if (current.signInRequired && !next.signInRequired) {
+    if (!ctx.loopback) return fail(accountError("bad-settings", "sign-in can be turned off only while the node listens on loopback (127.0.0.1 or ::1): anyone who reaches it otherwise would be you"));
     const allowed = requireStepUp(ctx, session);
     if (!allowed.ok) return allowed;
   }
   const settled = next as AccountSettings;
-  ctx.store.updateSettings(settled);
+  ctx.store.atomically(() => {
+    ctx.store.updateSettings(settled);
+    if (settled.signInRequired) endSignInOffSession(ctx);
+  });
   return ok(settled);
 }
 

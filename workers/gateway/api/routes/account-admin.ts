@@ -3,13 +3,15 @@
  * recovery codes. Thin adapters over the ceremonies, which hold the rules (what needs a step-up,
  * the last passkey, the settings' ranges).
  *
- * - `GET /api/account/sessions` → `{items: [{id, current, scope, createdAt, lastSeenAt, userAgent, steppedUpUntil}], next: null}`
+ * - `GET /api/account/sessions` → `{items: [{id, current, scope, createdAt, lastSeenAt, userAgent, steppedUpUntil}], next}`
+ *   (`?after=&limit=`, list-page.ts; most recently seen first)
  * - `POST /api/account/sessions/{id}/end` → `204` (another session than the caller's: step-up)
- * - `GET /api/account/passkey` → `{items: [{id, label, transports, createdAt, lastUsedAt}], next: null}`
+ * - `GET /api/account/passkey` → `{items: [{id, label, transports, createdAt, lastUsedAt}], next}`
  * - `POST /api/account/passkey/begin {}` → `{options}`; `…/passkey/finish {response, label?}` → `201` the passkey
  *   (step-up, or the recovery sign-in, which ends there)
  * - `DELETE /api/account/passkey/{id}` → `204` (step-up; the last one: `409 last-passkey`)
- * - `GET`/`PUT /api/account/settings` `{signInRequired, sessionDays, idleDays}`
+ * - `GET`/`PUT /api/account/settings` `{signInRequired, sessionDays, idleDays}` → the same and `loopback` (whether the
+ *   node listens on loopback only: sign-in can be turned off, and is honoured off, only then)
  * - `GET /api/account/recovery` → `{codesLeft, createdAt}`; `POST …/recovery/regenerate {}` → `{recoveryCodes}` (step-up);
  *   `POST …/recovery/use {code}` → `{account, scope: "recovery"}` and a short session that may only add a passkey
  */
@@ -19,6 +21,7 @@ import { clearSessionCookie } from "../account/sessions.ts";
 import { refuse } from "../account-problem.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
 import { jsonBody } from "../request-body.ts";
+import { pageOf, pageRequest } from "../list-page.ts";
 import { accountView, type AccountRouteDeps, respond, rfc3339, setSessionCookie, userAgentOf } from "./account-deps.ts";
 
 /** Mounts the sessions, passkeys, settings and recovery routes on the `/api` app. */
@@ -26,13 +29,14 @@ export function mountAccountAdminRoutes(api: Hono<ApiEnv>, deps: AccountRouteDep
   const { account } = deps;
 
   api.get("/api/account/sessions", (c) => {
+    const request = pageRequest(c);
     const items = account.sessions(sessionOf(c)).map((s) => ({
       ...s,
       createdAt: rfc3339(s.createdAt),
       lastSeenAt: rfc3339(s.lastSeenAt),
       steppedUpUntil: s.steppedUpUntil > 0 ? rfc3339(s.steppedUpUntil) : null,
     }));
-    return c.json({ items, next: null });
+    return c.json(pageOf(items, (s) => s.id, request));
   });
 
   api.post("/api/account/sessions/:id/end", async (c) => {
@@ -46,8 +50,9 @@ export function mountAccountAdminRoutes(api: Hono<ApiEnv>, deps: AccountRouteDep
   });
 
   api.get("/api/account/passkey", (c) => {
+    const request = pageRequest(c);
     const items = account.passkeys().map((p) => ({ ...p, createdAt: rfc3339(p.createdAt), lastUsedAt: rfc3339(p.lastUsedAt) }));
-    return c.json({ items, next: null });
+    return c.json(pageOf(items, (p) => p.id, request));
   });
 
   api.post("/api/account/passkey/begin", async (c) => {
@@ -68,12 +73,12 @@ export function mountAccountAdminRoutes(api: Hono<ApiEnv>, deps: AccountRouteDep
 
   api.get("/api/account/settings", (c) => {
     const settings = account.settings();
-    return settings === null ? refuse(c, accountError("not-set-up", "this node has no account yet"), deps.log) : c.json(settings);
+    return settings === null ? refuse(c, accountError("not-set-up", "this node has no account yet"), deps.log) : c.json({ ...settings, loopback: account.context.loopback });
   });
 
   api.put("/api/account/settings", async (c) => {
     const body = await jsonBody(c, ["signInRequired", "sessionDays", "idleDays"]);
-    return respond(c, deps, account.updateSettings(sessionOf(c), body), (settings) => c.json(settings));
+    return respond(c, deps, account.updateSettings(sessionOf(c), body), (settings) => c.json({ ...settings, loopback: account.context.loopback }));
   });
 
   api.get("/api/account/recovery", (c) => {
