@@ -3,7 +3,9 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
-const ENGINE = ["(^|/)gateway/", "a worker never imports another worker: share it through shared/ or contracts/"];
+/** Every worker's folder under workers/: each is its own process, and none imports another. */
+const WORKERS = ["engine", "gateway", "assistant", "outbox", "sync", "updater"];
+const ENGINE = apartFrom("engine");
 const CONTRACTS = ["(^|/)(workers|cli|tui|supervisor|ops|bin)/|(^|/)shared/(protocol|store|channel|worker)/", "the language (contracts/) imports no worker, process or store code"];
 
 export default tseslint.config(
@@ -20,8 +22,7 @@ export default tseslint.config(
     },
   },
   // The layers. Tests may reach across (they assemble whole trees); code may not.
-  layer(["workers/engine/**"], ...ENGINE),
-  layer(["workers/gateway/**"], "(^|/)engine/", "a worker never imports another worker: share it through shared/ or contracts/"),
+  ...WORKERS.map((worker) => layer([`workers/${worker}/**`], ...apartFrom(worker))),
   layer(["shared/**"], "(^|/)(workers|cli|tui|supervisor|ops|bin)/", "shared/ is below the workers, the CLI, the console and the supervisor: it imports none of them"),
   layer(["contracts/**"], ...CONTRACTS),
   layer(["cli/**", "tui/**", "supervisor/**", "ops/**"], "(^|/)workers/(?!engine/offline-admin\\.ts$)", "the CLI, the console and the supervisor talk to the workers over their sockets; the one way in is workers/engine/offline-admin.ts"),
@@ -29,6 +30,12 @@ export default tseslint.config(
   deterministic(["workers/engine/raft/**/*.ts"], ENGINE),
   deterministic(["contracts/runtime/**/*.ts", "contracts/interpreter/**/*.ts"], CONTRACTS),
 );
+
+/** The import rule of the worker `worker`: no path into another worker's folder. */
+function apartFrom(worker) {
+  const others = WORKERS.filter((w) => w !== worker).join("|");
+  return [`(^|/)(${others})/`, "a worker never imports another worker: share it through shared/ or contracts/"];
+}
 
 /** Code in `files` (tests excepted) may not import a path matching `regex`. */
 function layer(files, regex, message) {

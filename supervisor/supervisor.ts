@@ -25,6 +25,8 @@ interface Slot {
   child: ChildProcess | null;
   control: Control | null;
   state: Lifecycle;
+  /** The worker's last status line since it started (null: none yet). */
+  status: string | null;
   startedAt: number;
   history: RestartHistory;
   timer: NodeJS.Timeout | null;
@@ -66,7 +68,7 @@ export class Supervisor {
     this.#config = options.config;
     this.#clock = options.clock ?? systemClock;
     this.#log = createLogger("supervisor", options.sink);
-    this.#slots = options.specs.map((spec) => ({ spec, child: null, control: null, state: "stopped", startedAt: 0, history: emptyHistory, timer: null }));
+    this.#slots = options.specs.map((spec) => ({ spec, child: null, control: null, state: "stopped", status: null, startedAt: 0, history: emptyHistory, timer: null }));
     this.#exited = new Promise((resolve) => (this.#exit = resolve));
     this.#readyPromise = new Promise((resolve, reject) => {
       this.#ready = resolve;
@@ -89,6 +91,11 @@ export class Supervisor {
   /** The lifecycle state of each worker. */
   states(): Record<string, Lifecycle> {
     return Object.fromEntries(this.#slots.map((s) => [s.spec.name, s.state]));
+  }
+
+  /** The status line of each worker that has reported one since it last started. */
+  statuses(): Record<string, string> {
+    return Object.fromEntries(this.#slots.flatMap((s) => (s.status === null ? [] : [[s.spec.name, s.status]])));
   }
 
   /** Drains workers in reverse start order (the gateway finishes its requests while the engine still runs). */
@@ -119,6 +126,7 @@ export class Supervisor {
     });
     slot.child = child;
     slot.state = "starting";
+    slot.status = null;
     slot.startedAt = this.#clock.now();
     const pid = child.pid ?? -1;
     this.#pipeLogs(spec.name, child);
@@ -128,6 +136,10 @@ export class Supervisor {
       slot.state = state;
       this.#broadcast();
       this.#checkReady();
+    });
+    control.onNotice("status", ({ text }) => {
+      slot.status = text;
+      this.#broadcast();
     });
     control.onNotice("listening", ({ url }) => {
       this.#url = url;
@@ -153,6 +165,7 @@ export class Supervisor {
     if (slot.child !== child) return;
     slot.child = null;
     slot.control = null;
+    slot.status = null;
     if (this.#shutdown !== null) {
       if (slot.state !== "failed") slot.state = "stopped";
       this.#log.info("worker stopped", { worker: slot.spec.name, pid, code, signal });
@@ -207,7 +220,8 @@ export class Supervisor {
   #broadcast(): void {
     const states = this.states();
     const required = this.#slots.filter((s) => s.spec.required).map((s) => s.spec.name);
-    for (const slot of this.#slots) slot.control?.notify("workers", { states, required });
+    const statuses = this.statuses();
+    for (const slot of this.#slots) slot.control?.notify("workers", { states, required, statuses });
   }
 
   #checkReady(): void {

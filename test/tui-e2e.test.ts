@@ -112,6 +112,9 @@ describe("charter tui under tmux", { skip }, () => {
     startConsole(dataDir);
     await shows(/^Node {6}running, pid \d+/);
     await shows(new RegExp(`^Address {3}${node.url.replace(/\./g, "\\.")} {2}answers in \\d+ ms`));
+    // `charter serve`'s two workers, one line each, in start order, with the state /health gives.
+    const workers = await shows(/^ {10}gateway +\d+ +running/);
+    assert.equal(workers.findIndex((l) => /^ {10}gateway +\d+ +running/.test(l)) - 1, workers.findIndex((l) => /^Workers {3}engine +\d+ +running/.test(l)));
     await keys("4");
     await shows(/^Activity: 0 commands/);
 

@@ -50,6 +50,10 @@ test("the modules a running node loads resolve neither ink nor React", () => {
     "./supervisor/supervisor.ts",
     "./workers/engine/engine.ts",
     "./workers/gateway/gateway.ts",
+    "./workers/assistant/assistant.ts",
+    "./workers/outbox/outbox.ts",
+    "./workers/sync/sync.ts",
+    "./workers/updater/updater.ts",
   ]
     .map((m) => `await import('${m}');`)
     .join(" ");

@@ -1,6 +1,7 @@
 /**
  * @module Whether a charter holds the data directory, read from `DATA/charter.lock` without taking
- * it: the holder's pid, when it started, and its workers with whether each process is alive.
+ * it: the holder's pid, when it started, and its workers (in the order it started them, as the lock
+ * lists them) with whether each process is alive.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,7 +30,6 @@ export function readNodeState(dataDir: string): NodeState {
   if (pid <= 0 || !processAlive(pid)) return { running: false, stale: pid > 0 ? { pid } : null };
   const workers = Object.entries(typeof lock.workers === "object" && lock.workers !== null ? (lock.workers as Record<string, unknown>) : {})
     .filter((entry): entry is [string, number] => typeof entry[1] === "number")
-    .map(([name, p]) => ({ name, pid: p, alive: processAlive(p) }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .map(([name, p]) => ({ name, pid: p, alive: processAlive(p) }));
   return { running: true, pid, startedAt: typeof lock.startedAt === "string" ? lock.startedAt : "", workers };
 }

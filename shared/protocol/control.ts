@@ -13,6 +13,8 @@ export type ControlRequests = {
 export type WorkerNotices = {
   /** The worker's lifecycle changed. */
   state: { state: Lifecycle };
+  /** What the worker is doing or waiting for, in one line (`idle: no model configured`); replaces the last one. */
+  status: { text: string };
   /** The worker cannot run at all (a port in use, a store too new): the supervisor shuts down. */
   fatal: { message: string };
   /** The gateway is serving HTTP at this URL (the real port when `--listen` asked for port 0). */
@@ -25,6 +27,9 @@ export type WorkerNotices = {
 
 /** What the supervisor tells workers, unasked. */
 export type SupervisorNotices = {
-  /** The state of every worker in the table (sent to every worker on each change). */
-  workers: { states: Record<string, Lifecycle>; required: readonly string[] };
+  /**
+   * The state of every worker in the table (sent to every worker on each change), and the status
+   * line of each worker that has reported one since it last started.
+   */
+  workers: { states: Record<string, Lifecycle>; required: readonly string[]; statuses: Record<string, string> };
 };

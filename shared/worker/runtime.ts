@@ -19,6 +19,8 @@ export interface WorkerContext {
   readonly config: WorkerConfig;
   readonly log: Logger;
   readonly control: ControlChannel;
+  /** Tells the supervisor what this worker is doing or waiting for, in one line (shown on `/health` and in the console). */
+  status(text: string): void;
 }
 
 /** A started worker: how to stop it gracefully. */
@@ -37,10 +39,11 @@ export async function runWorker(name: string, start: (ctx: WorkerContext) => Pro
     control.flush();
   };
   report("starting");
+  const status = (text: string) => control.notify("status", { text: text.replace(/\s+/g, " ").trim() });
 
   let running: RunningWorker;
   try {
-    running = await start({ name, config: readConfig(), log, control });
+    running = await start({ name, config: readConfig(), log, control, status });
   } catch (error) {
     if (error instanceof FatalError) control.notify("fatal", { message: error.message });
     else log.error("start failed", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });

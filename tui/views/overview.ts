@@ -1,7 +1,7 @@
 /**
- * @module The Overview view: is the node running (its workers, its address), the store as the
- * console reads it, disk use of the data directory and free space, the voters with role, leader
- * and lag, and the most recent errors and warnings from the log.
+ * @module The Overview view: is the node running (its workers, each with its state and status line;
+ * its address), the store as the console reads it, disk use of the data directory and free space,
+ * the voters with role, leader and lag, and the most recent errors and warnings from the log.
  */
 import type { ReactElement } from "react";
 import { createElement as h } from "react";
@@ -25,6 +25,12 @@ const voterColumns: readonly Column[] = [
   { title: "ANSWERS", width: 14 },
 ];
 
+/** A JSON object's string values (`/health`'s `workers` and `statuses`); anything else is empty. */
+function textsOf(value: unknown): Record<string, string> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+}
+
 /** Every line of the Overview for `snapshot` at `width`; the errors section scrolls. */
 export function overviewModel(snapshot: Snapshot, width: number, glyphs: Glyphs): ViewModel {
   const s = snapshot;
@@ -33,9 +39,20 @@ export function overviewModel(snapshot: Snapshot, width: number, glyphs: Glyphs)
   const lines: Line[] = [];
   if (s.node.running) {
     lines.push(label("Node", `running, pid ${s.node.pid}, since ${s.node.startedAt === "" ? "?" : dateTime(Date.parse(s.node.startedAt))} UTC`, "accepted"));
-    const states = typeof self?.health?.workers === "object" && self.health.workers !== null ? (self.health.workers as Record<string, string>) : {};
-    const workers = s.node.workers.map((w) => `${w.name} ${w.pid} ${states[w.name] ?? (w.alive ? "alive" : "gone")}`);
-    lines.push(label("Workers", workers.length === 0 ? "starting" : workers.join(", ")));
+    const states = textsOf(self?.health?.workers);
+    const statuses = textsOf(self?.health?.statuses);
+    // The lock lists the worker processes there are, in start order; /health also names one waiting to be restarted.
+    const listed = s.node.workers;
+    const workers = [...listed, ...Object.keys(states).filter((name) => !listed.some((w) => w.name === name)).map((name) => ({ name, pid: null, alive: false }))];
+    if (workers.length === 0) lines.push(label("Workers", "starting"));
+    // One line a worker: name, pid, state, and its status line.
+    const nameWidth = Math.max(...workers.map((w) => w.name.length)) + 1;
+    for (const [i, w] of workers.entries()) {
+      const state = states[w.name] ?? (w.alive ? "alive" : "gone");
+      const status = statuses[w.name];
+      const text = `${w.name.padEnd(nameWidth)}${String(w.pid ?? glyphs.dash).padEnd(8)}${status === undefined ? state : `${state.padEnd(9)}${status}`}`;
+      lines.push(label(i === 0 ? "Workers" : "", text, state === "running" || state === "alive" ? undefined : "warn"));
+    }
   } else {
     lines.push(label("Node", s.node.stale === null ? "stopped" : `stopped (stale lock left by pid ${s.node.stale.pid})`, "warn"));
   }

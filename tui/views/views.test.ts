@@ -81,6 +81,32 @@ describe("Overview", () => {
       await node.close();
     }
   });
+  test("a running node: one line a worker in start order, its pid, state and status line; one waiting to be restarted", () => {
+    const pids = { engine: 4001, gateway: 4002, assistant: 4003, outbox: 4004, sync: 4006 };
+    const health = {
+      status: "degraded",
+      workers: { engine: "running", gateway: "running", assistant: "running", outbox: "running", sync: "running", updater: "failed" },
+      statuses: { assistant: "idle: no model configured", outbox: "idle: no connector configured", sync: "idle: no device to sync with" },
+    };
+    const url = "http://127.0.0.1:8787";
+    const snapshot: Snapshot = {
+      ...stopped,
+      node: { running: true, pid: 4000, startedAt: "2024-05-01T09:00:00.000Z", workers: Object.entries(pids).map(([name, pid]) => ({ name, pid, alive: true })) },
+      nodeUrl: url,
+      connect: [{ target: { kind: "this node", id: data.nodeDid, url }, probe: { url, answers: true, rttMs: 2, status: 200, error: null, health, wellKnown: null, at: 0 } }],
+    };
+    const lines = frame(OverviewView, { snapshot });
+    const at = lines.findIndex((l) => l.startsWith("Workers"));
+    assert.deepEqual(lines.slice(at, at + 6).map((l) => l.trimEnd()), [
+      "Workers   engine    4001    running",
+      "          gateway   4002    running",
+      "          assistant 4003    running  idle: no model configured",
+      "          outbox    4004    running  idle: no connector configured",
+      "          sync      4006    running  idle: no device to sync with",
+      "          updater   —       failed",
+    ]);
+    assert.ok(has(lines, /^Node {6}running, pid 4000, since 2024-05-01 09:00:00 UTC$/));
+  });
 });
 
 describe("Contracts", () => {

@@ -19,8 +19,8 @@ import { mountHealthRoute } from "./routes/health.ts";
 export interface GatewayView {
   readonly version: string;
   readonly startedAt: number;
-  /** Every worker's state and which are required, as last told by the supervisor. */
-  workers(): { states: Record<string, Lifecycle>; required: readonly string[] };
+  /** Every worker's state, which are required, and the status lines they reported, as last told by the supervisor. */
+  workers(): { states: Record<string, Lifecycle>; required: readonly string[]; statuses: Record<string, string> };
   /** A replicated engine's view of the voters (null for one voter, or while the engine is away). */
   consensus?(): Promise<ConsensusStatus | null>;
   /** Why writes are not working as they should (commits failing, the disk under its reserve). */
