@@ -18,6 +18,9 @@ import { claimantName, configEnv, dataPaths, type WorkerConfig } from "../shared
 import { defaultRestartPolicy, emptyHistory, onExit, type RestartHistory, type RestartPolicy } from "./restart-policy.ts";
 import type { WorkerSpec } from "./workers.ts";
 
+/** How long a worker that is not required stays down after it kept failing, before it is tried again. */
+const OPTIONAL_COOL_DOWN_MS = 5 * 60_000;
+
 type Control = Channel<ControlRequests, Record<string, never>, SupervisorNotices, WorkerNotices>;
 
 interface Slot {
@@ -178,7 +181,15 @@ export class Supervisor {
     const decision = onExit(slot.history, slot.startedAt, this.#clock.now(), this.#options.policy ?? defaultRestartPolicy);
     slot.history = decision.history;
     if (decision.action === "give-up") {
-      void this.shutdown(1, `worker ${slot.spec.name} keeps failing (${decision.reason}); shutting down`);
+      if (slot.spec.required) {
+        void this.shutdown(1, `worker ${slot.spec.name} keeps failing (${decision.reason}); shutting down`);
+        return;
+      }
+      // A worker the node can run without stays down (`/health` says degraded) and is tried again
+      // after a cool-down, with a fresh history: the engine and gateway keep serving meanwhile.
+      this.#log.error("worker keeps failing; leaving it stopped for a while", { worker: slot.spec.name, reason: decision.reason, retryInMs: OPTIONAL_COOL_DOWN_MS });
+      slot.history = emptyHistory;
+      slot.timer = setTimeout(() => this.#spawn(slot), OPTIONAL_COOL_DOWN_MS);
       return;
     }
     this.#log.info("restarting worker", { worker: slot.spec.name, delayMs: decision.delayMs, recentRestarts: decision.history.restarts.length });

@@ -133,3 +133,29 @@ test("charter serve runs the engine and the gateway only", async () => {
     cleanup(c.dataDir);
   }
 });
+
+test("an idle worker that keeps failing is left stopped (the node serves on, degraded); the engine keeps its limit", async () => {
+  const c = await startCharter({ edition: "node", args: ["--restart-limit", "1"] });
+  try {
+    await settled(c.url, NODE_WORKERS);
+    // Two deaths within the window: over the limit of one restart.
+    for (let i = 0; i < 2; i++) {
+      const pid = await waitFor("a running sync worker", async () => {
+        const health = await healthOf(c.url);
+        return health.body.workers.sync === "running" ? lockOf(c.dataDir).workers.sync : undefined;
+      });
+      process.kill(pid as number, "SIGKILL");
+      await waitFor("the kill seen", async () => ((await healthOf(c.url)).body.workers.sync !== "running" ? true : undefined));
+    }
+    await waitFor("the give-up logged", () => (/worker keeps failing; leaving it stopped for a while/.test(c.stderr + c.stdout) ? true : undefined));
+    const { code, body } = await healthOf(c.url);
+    assert.equal(code, 200, "the node still serves");
+    assert.equal(body.status, "degraded");
+    assert.notEqual(body.workers.sync, "running");
+    assert.equal(body.workers.engine, "running");
+    assert.equal(c.child.exitCode, null, "the tree is still up");
+  } finally {
+    await stopCharter(c);
+    cleanup(c.dataDir);
+  }
+});
