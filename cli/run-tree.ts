@@ -19,7 +19,7 @@ const usage = (edition: Edition) =>
     `       [--voter-id ID --peers ID=DID@HOST:PORT,… [--peer-listen HOST:PORT]]`,
     "",
     edition === "node"
-      ? "Runs the personal node: the engine and its generated /v1 API, and /api — the account, passkey\nsign-in and sessions. A node not yet set up prints its set-up code; the assistant and connectors\nare added by the personal node's own work."
+      ? "Runs the personal node: the engine and its generated /v1 API; /api — the account, passkey\nsign-in, sessions, live events — and the app page at /; and the assistant, outbox, sync and\nupdater workers (idle until configured). A node not yet set up prints its set-up code."
       : "Runs the engine-only edition: installed contracts, their generated /v1 API, the voters. No /api.",
     "",
     "  --data DIR          data directory (default: $CHARTER_DATA, else ./data)",
