@@ -32,6 +32,8 @@ import { problem } from "../../shared/problem.ts";
 import { logAnswer, sendProblem } from "./problem-response.ts";
 import { isApiTarget } from "./api/api-app.ts";
 import { type NodeApi, startNodeApi } from "./api/node-api.ts";
+import { type EventSockets, isWebSocketUpgrade, startEvents, upgradeListener } from "./api/events/events.ts";
+import { isLoopbackAddress } from "./api/account/sign-in-off.ts";
 import { UnsafeStoreFileError } from "../../shared/store/open.ts";
 import { serveAppPage } from "./app-page/app-page.ts";
 
@@ -95,8 +97,10 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   const isOwnHost = hostCheck(limits.allowedHosts);
   // `/api` (charter node only) is its own app, started once the port, and so the origin, is known.
   let api: NodeApi | null = null;
+  let eventSockets: EventSockets | null = null;
   const answers = requestLogger(log);
-  const server = createServer((req, res) => {
+  // Only WebSocket upgrades leave the request handler (an `Upgrade: h2c` stays a plain request).
+  const server = createServer({ shouldUpgradeCallback: isWebSocketUpgrade }, (req, res) => {
     if (!isOwnHost(req.headers.host)) return misdirected(req, res, answers);
     if (config.edition === "node" && isApiTarget(req.url)) {
       if (api === null) return sendProblem(res, problem(503, "unavailable", "the node is starting; try again"));
@@ -105,6 +109,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
     if (config.edition === "node" && serveAppPage(req, res)) return;
     if (!postCommand(req, res)) void appListener(req, res);
   });
+  server.on("upgrade", upgradeListener({ isOwnHost, events: config.edition === "node" ? () => eventSockets : undefined, log: answers }));
   guardConnections(server, { maxConnections: limits.maxConnections, onShed: (shed) => log.warn("connections over the cap: closed idle ones to make room", { shed, max: limits.maxConnections }) });
   const closer = gracefulCloser(server);
   // gRPC is served only once a contract is installed, but a port it could never have is fatal now,
@@ -118,12 +123,14 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   if (config.edition === "node") {
     const origin = config.origin ?? `http://localhost:${address.port}`;
     try {
-      api = startNodeApi({ dataDir: config.dataDir, origin, nodeDid: nodeKey.value.did, bodyLimit: config.bodyLimit, log, version: config.version, engine, admin });
+      api = startNodeApi({ dataDir: config.dataDir, origin, nodeDid: nodeKey.value.did, bodyLimit: config.bodyLimit, log, version: config.version, engine, admin, loopback: isLoopbackAddress(address.address), onSessionEnded: (id) => eventSockets?.closeSession(id) });
     } catch (error) {
       // A link in place of accounts.db would fail every restart the same way: stop with the reason.
       if (error instanceof UnsafeStoreFileError) throw new FatalError(error.message);
       throw error;
     }
+    const { session, personDid } = api;
+    eventSockets = startEvents({ hub: events, storePath: dataPaths(config.dataDir).store, origin, session, personDid, log });
     control.notify("api", { origin, setupCode: api.setupCode() });
   }
   control.notify("listening", { url });
@@ -134,7 +141,8 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   return {
     async drain() {
       // Stop accepting; requests and calls in flight finish, and a connection that has not sent its
-      // request yet gets a moment to (idle keep-alive connections are closed).
+      // request yet gets a moment to (idle keep-alive connections are closed). Event sockets close first (1001).
+      eventSockets?.close();
       await Promise.all([closer.close(), grpc.close()]);
       await consumer.stop();
       await engine.close();

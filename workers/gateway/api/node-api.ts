@@ -13,7 +13,7 @@ import type { EngineLink } from "../../../shared/worker/engine-link.ts";
 import type { SocketLink } from "../../../shared/worker/socket-link.ts";
 import { openDatabase } from "../../../shared/store/open.ts";
 import { dataPaths } from "../../../shared/worker/config.ts";
-import { AccountStore } from "./account/account-store.ts";
+import { AccountStore, type SessionRecord } from "./account/account-store.ts";
 import { accountCeremonies } from "./account/ceremonies.ts";
 import { createApiApp } from "./api-app.ts";
 import { loadOrCreateKek } from "./identity/kek.ts";
@@ -35,6 +35,8 @@ export interface NodeApiOptions {
   readonly version: string;
   /** Whether the node listens on loopback only (sign-in may be turned off there). */
   readonly loopback: boolean;
+  /** Hears each session ended by its person (sign-out, ended from another session). */
+  readonly onSessionEnded?: (sessionId: string) => void;
   /** The engine: the person's writes go to it as signed commands. */
   readonly engine: EngineLink;
   /** The engine's admin channel: set-up creates the personal tenant through it. */
@@ -46,6 +48,10 @@ export interface NodeApi {
   readonly listener: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /** The code that creating the account needs; null once the node is set up. */
   setupCode(): string | null;
+  /** The live session a cookie's token opens now, or null (the `/api/events` sockets check theirs). */
+  session(token: string | null): SessionRecord | null;
+  /** The person's did:key once set up, else null. */
+  personDid(): string | null;
   close(): void;
 }
 
@@ -54,7 +60,20 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   const paths = dataPaths(options.dataDir);
   const db = openDatabase(paths.accounts);
   const store = new AccountStore(db);
-  const account = accountCeremonies({ store, origin: options.origin, loopback: options.loopback });
+  const ceremonies = accountCeremonies({ store, origin: options.origin, loopback: options.loopback });
+  // A session that ends here (signed out, ended from another) takes its event sockets with it.
+  const account: typeof ceremonies = {
+    ...ceremonies,
+    signOut: (session) => {
+      ceremonies.signOut(session);
+      options.onSessionEnded?.(session.id);
+    },
+    endSession: (current, id) => {
+      const ended = ceremonies.endSession(current, id);
+      if (ended.ok) options.onSessionEnded?.(id);
+      return ended;
+    },
+  };
   // The store, read-only (the engine is its only writer), opened on first use.
   const storeView = new StoreView(paths.store);
   const kek = () => loadOrCreateKek(paths.accountKek);
@@ -88,6 +107,11 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   return {
     listener: getRequestListener(app.fetch),
     setupCode: () => account.setupCode(),
+    session: (token) => account.session(token),
+    personDid: () => {
+      const a = store.account();
+      return a?.ready === true ? a.did : null;
+    },
     close: () => {
       db.close();
       storeView.close();
