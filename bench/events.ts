@@ -45,7 +45,7 @@ import { fileURLToPath } from "node:url";
 import { connectChannel } from "../shared/channel/socket.ts";
 import { fromPrivateJwk, signCommand, toPrivateJwk } from "../shared/identity/index.ts";
 import type { AdminRequests } from "../shared/protocol/admin.ts";
-import { readFrames } from "../workers/gateway/api/events/frame-reader.ts";
+import { readFrames } from "../test/helpers/ws-frame-reader.ts";
 import { ApiClient, createAccount, printedSetupCode } from "../test/helpers/api-client.ts";
 import { cleanup, lockOf, startCharter, stopCharter, tempDataDir } from "../test/helpers/charter-process.ts";
 import { seed } from "../test/helpers/seed.ts";

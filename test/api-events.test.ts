@@ -22,6 +22,7 @@ import type { AdminRequests } from "../shared/protocol/admin.ts";
 import { ApiClient, createAccount, printedSetupCode, signIn } from "./helpers/api-client.ts";
 import { type Charter, cleanup, lockOf, sleep, startCharter, stopCharter, waitFor } from "./helpers/charter-process.ts";
 import type { SoftAuthenticator } from "./helpers/soft-authenticator.ts";
+import type { Commit } from "../workers/gateway/api/events/commit-feed.ts";
 
 const COUNTER = `# Counter
 
@@ -49,17 +50,8 @@ aggregate Counter {
 const ada = generateKeyPair(); // owns both tenants
 const TENANTS = new Set(["acme", "globex"]);
 
-interface CommitFrame {
-  id: string;
-  kind: string;
-  tenant: string;
-  namespace: string;
-  aggregate: string;
-  subject: string;
-  action: string;
-  outcome: string;
-  seq: number;
-}
+/** A commit frame as a client reads it. */
+type CommitFrame = Commit & { id: string; kind: string };
 
 /** A socket's frames as they arrive (commits of this test's tenants only), and how it closed. */
 class Listener {

@@ -102,7 +102,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     admin: options.admin,
     version: options.version,
     person,
-    lastSeq: () => (storeView.db().prepare("SELECT COALESCE(MAX(seq), 0) AS seq FROM history").get() as { seq: number }).seq,
+    lastSeq: () => Number((storeView.prepare("SELECT COALESCE(MAX(seq), 0) AS seq FROM history").get() as { seq: bigint }).seq),
   });
   return {
     listener: getRequestListener(app.fetch),

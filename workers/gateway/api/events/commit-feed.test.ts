@@ -10,26 +10,17 @@ import { migrate } from "../../../../shared/store/migrations.ts";
 import { openDatabase } from "../../../../shared/store/open.ts";
 import { EventHub } from "../../event-hub.ts";
 import type { SessionRecord } from "../account/account-store.ts";
-import { CommitFeed, parseAfter } from "./commit-feed.ts";
+import { type Commit, CommitFeed, parseAfter } from "./commit-feed.ts";
 import type { EventClient } from "./events-socket.ts";
-import { readFrames } from "./frame-reader.ts";
+import { readFrames } from "../../../../test/helpers/ws-frame-reader.ts";
 
 const PERSON = "did:key:z6MkPerson";
 const ARTIFACT = "art_orders";
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 const SESSION: SessionRecord = { id: "s1", scope: "full", createdAt: 0, lastSeenAt: 0, userAgent: "", steppedUpUntil: 0, endedAt: null };
 
-interface Frame {
-  id: string;
-  kind: string;
-  tenant: string;
-  namespace: string;
-  aggregate: string;
-  subject: string;
-  action: string;
-  outcome: string;
-  seq: number;
-}
+/** A commit frame as a client reads it. */
+type Frame = Commit & { id: string; kind: string };
 
 /** A client that keeps what it is sent; `paused`, it takes nothing (its bytes stay behind) until resumed. */
 class FakeClient implements EventClient {

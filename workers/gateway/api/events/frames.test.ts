@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { readFrames } from "./frame-reader.ts";
+import { readFrames } from "../../../../test/helpers/ws-frame-reader.ts";
 import { frameJson, wireFrames } from "./frames.ts";
 
 test("a frame's JSON has id and kind first, then the kind's fields", () => {
