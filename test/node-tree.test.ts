@@ -108,7 +108,8 @@ describe("charter node", () => {
 
   test("SIGTERM drains every worker, each exits 0, and the tree exits 0", async () => {
     const { workers } = lockOf(node.dataDir);
-    assert.deepEqual(await stopCharter(node), { code: 0, signal: null });
+    // On a failure the tree's own words say why it chose its exit code.
+    assert.deepEqual(await stopCharter(node), { code: 0, signal: null }, `${node.stderr}\n${records(node.dataDir).filter((r) => r.level !== "info" && r.level !== "debug").map((r) => JSON.stringify(r)).join("\n")}`);
     for (const [name, pid] of Object.entries(workers)) assert.equal(processAlive(pid), false, `${name} (${pid}) is gone`);
     const log = records(node.dataDir);
     const stopped = log.filter((r) => r.msg === "worker stopped");
