@@ -125,7 +125,7 @@ export class Supervisor {
     const child = fork(fileURLToPath(spec.entry), [], {
       env: { ...process.env, ...configEnv(this.#config) },
       stdio: ["ignore", "pipe", "pipe", "ipc"],
-      execArgv: ["--disable-warning=ExperimentalWarning"],
+      execArgv: ["--disable-warning=ExperimentalWarning", ...(spec.execArgv ?? [])],
     });
     slot.child = child;
     slot.state = "starting";

@@ -2,8 +2,9 @@
  * `/api/events` on a real `charter node`: the upgrade's refusals (401 without a session, 403 from
  * another origin, 400 for a bad `after`), the commit frames of a tenant the person belongs to and
  * none of another, `?after=` replaying exactly what was missed before going live, a client that
- * stops reading closed with 4008 while another keeps up, a signed-out session's socket closed with
- * 4001, garbage upgrades that leave the gateway answering, and 1001 when the node stops.
+ * stops reading closed with 4008 while another keeps up, the socket of a session signed out or ended
+ * from another session closed with 4001 at once (the periodic re-check is set to ten minutes here,
+ * so only the closing at the end itself can pass), garbage upgrades that leave the gateway answering, and 1001 when the node stops.
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -19,7 +20,7 @@ import type { Channel } from "../shared/channel/channel.ts";
 import { connectChannel } from "../shared/channel/socket.ts";
 import { generateKeyPair, newInstallId, signCommand, signInstall } from "../shared/identity/index.ts";
 import type { AdminRequests } from "../shared/protocol/admin.ts";
-import { ApiClient, createAccount, printedSetupCode, signIn } from "./helpers/api-client.ts";
+import { ApiClient, createAccount, printedSetupCode, signIn, stepUp } from "./helpers/api-client.ts";
 import { type Charter, cleanup, lockOf, sleep, startCharter, stopCharter, waitFor } from "./helpers/charter-process.ts";
 import type { SoftAuthenticator } from "./helpers/soft-authenticator.ts";
 import type { Commit } from "../workers/gateway/api/events/commit-feed.ts";
@@ -88,7 +89,7 @@ describe("/api/events on a real node", () => {
   const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 
   before(async () => {
-    node = await startCharter({ edition: "node", env: { CHARTER_EVENTS_SESSION_CHECK_MS: "100" } });
+    node = await startCharter({ edition: "node", env: { CHARTER_EVENTS_SESSION_CHECK_MS: "600000" } });
     api = new ApiClient(node);
     wsBase = node.url.replace(/^http/, "ws");
     const created = await createAccount(api, printedSetupCode(node));
@@ -278,6 +279,23 @@ describe("/api/events on a real node", () => {
     const { code } = await listener.ended;
     assert.equal(code, 4001);
     assert.equal(mine.ws.readyState, WebSocket.OPEN, "another session's socket stays open");
+    mine.ws.close();
+    await mine.ended;
+  });
+
+  it("closes a socket with 4001 at once when its session is ended from another session", async () => {
+    const other = await signIn(api, auth);
+    const listener = await listen("", { cookie: other });
+    const mine = await listen();
+    const listed = await api.call("GET", "/api/account/sessions", { cookie: other });
+    const otherId = (listed.body.items as { id: string; current: boolean }[]).find((s) => s.current)?.id;
+    assert.ok(otherId !== undefined, JSON.stringify(listed.body));
+    await stepUp(api, auth, cookie);
+    const ended = await api.call("POST", `/api/account/sessions/${otherId}/end`, { cookie, body: {} });
+    assert.equal(ended.status, 204, JSON.stringify(ended.body));
+    const { code } = await listener.ended;
+    assert.equal(code, 4001);
+    assert.equal(mine.ws.readyState, WebSocket.OPEN, "the session that ended the other keeps its socket");
     mine.ws.close();
     await mine.ended;
   });
