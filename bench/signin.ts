@@ -21,6 +21,8 @@ import { accountCeremonies } from "../workers/gateway/api/account/ceremonies.ts"
 import { checkSession, SESSION_COOKIE, startSession } from "../workers/gateway/api/account/sessions.ts";
 import type { SessionRecord } from "../workers/gateway/api/account/account-store.ts";
 import { createApiApp } from "../workers/gateway/api/api-app.ts";
+import { PersonReader } from "../workers/gateway/api/personal/person-reader.ts";
+import { StoreView } from "../workers/gateway/reads/store-view.ts";
 import { PersonWriter } from "../workers/gateway/api/personal/person-writer.ts";
 import { createLogger } from "../shared/log.ts";
 import { percentile, report } from "./lib.ts";
@@ -131,6 +133,8 @@ try {
       version: "bench",
       person: () => ({ did: null, tenant: null }),
       lastSeq: () => 0,
+      reader: new PersonReader({ store: new StoreView(":memory:"), personDid: () => null, personalTenant: () => null, now: () => clock.now() }),
+      now: () => clock.now(),
     });
   clock.advance(now + 60_000 * 300 - clock.now());
   const checked = apiApp(account.session);

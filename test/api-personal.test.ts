@@ -12,7 +12,8 @@ import { after, before, describe, it } from "node:test";
 import { verifyReceipt } from "../shared/identity/index.ts";
 import { ApiClient, createAccount, printedSetupCode, stepUp } from "./helpers/api-client.ts";
 import type { SoftAuthenticator } from "./helpers/soft-authenticator.ts";
-import { type Charter, cleanup, startCharter, stopCharter } from "./helpers/charter-process.ts";
+import { type Charter, cleanup, startCharter, stopCharter, waitFor } from "./helpers/charter-process.ts";
+import { standardLibrary } from "../contracts/std/library.ts";
 import { runCharter } from "./helpers/run-charter.ts";
 
 const INVOICE = {
@@ -58,6 +59,15 @@ describe("the person's writes and the app's bootstrap", () => {
     assert.match(boot.body.tenant.did, /^did:key:z6Mk/);
     assert.notEqual(boot.body.tenant.did, did, "the tenant has its own identity");
     assert.ok(boot.body.tenant.contracts.some((c: { namespace: string }) => c.namespace === "std.invoices"), JSON.stringify(boot.body.tenant.contracts));
+    // The node's own contracts follow set-up into the personal tenant.
+    const personal = standardLibrary()
+      .filter((a) => a.personal)
+      .map((a) => a.namespace);
+    await waitFor("the node's contracts in the personal tenant", async () => {
+      const b = await api.call("GET", "/api/bootstrap", { cookie });
+      const have = new Set((b.body.tenant.contracts as { namespace: string }[]).map((c) => c.namespace));
+      return personal.every((n) => have.has(n)) ? true : undefined;
+    });
     assert.deepEqual(boot.body.account, created.finish.body.account);
     assert.deepEqual(boot.body.counts, { tasksDue: null, approvalsWaiting: null });
     assert.deepEqual(boot.body.model, { configured: false });

@@ -2,21 +2,25 @@
  * @module `node contracts/std/build.ts`: compiles the standard library's contracts and writes
  * `contracts/std/artifacts.json` (library.ts). `--check` only says whether the file is current.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { compileContract } from "../compile.ts";
 import { ARTIFACTS_URL, artifactsJson } from "./library.ts";
 
-/** The file's content compiled from the sources now. */
+/** The file's content compiled from the sources now: this folder's contracts, then `node/`'s (personal). */
 export function buildStandardLibrary(): string {
-  const dir = new URL("./", import.meta.url);
-  const files = readdirSync(dir).filter((f) => f.endsWith(".charter.md")).sort();
+  const sources = (dir: URL, personal: boolean) =>
+    (existsSync(dir) ? readdirSync(dir) : [])
+      .filter((f) => f.endsWith(".charter.md"))
+      .sort()
+      .map((file) => ({ file: new URL(file, dir), personal }));
+  const files = [...sources(new URL("./", import.meta.url), false), ...sources(new URL("./node/", import.meta.url), true)];
   return artifactsJson(
-    files.map((file) => {
-      const source = readFileSync(new URL(file, dir), "utf8");
+    files.map(({ file, personal }) => {
+      const source = readFileSync(file, "utf8");
       const compiled = compileContract(source);
-      if (compiled.artifact === undefined) throw new Error(`${file} does not compile: ${compiled.diagnostics.map((d) => d.message).join("; ")}`);
+      if (compiled.artifact === undefined) throw new Error(`${file.pathname} does not compile: ${compiled.diagnostics.map((d) => d.message).join("; ")}`);
       const a = compiled.artifact;
-      return { namespace: a.schema.namespace, id: a.id, schemaBytes: a.schemaBytes, wasm: a.wasm, source };
+      return { namespace: a.schema.namespace, id: a.id, schemaBytes: a.schemaBytes, wasm: a.wasm, source, personal };
     }),
   );
 }

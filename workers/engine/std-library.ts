@@ -2,7 +2,8 @@
  * @module Installing the standard library (contracts/std) in a tenant: every tenant has
  * `std.invoices` and the other standard collections from its creation, in the creating
  * transaction, through the ordinary install (so their tables, indexes and FTS5 tables are derived
- * like any contract's).
+ * like any contract's). The node's personal contracts (contracts/std/node) are not among them:
+ * `charter node` installs those in the personal tenant itself.
  */
 import type { DatabaseSync } from "node:sqlite";
 import { standardLibrary } from "../../contracts/std/library.ts";
@@ -11,6 +12,7 @@ import { installArtifact } from "./install.ts";
 /** Installs every standard-library contract the tenant does not have yet; throws if one is refused. */
 export function installStandardLibrary(db: DatabaseSync, tenant: string, by: string | null, now: number): void {
   for (const a of standardLibrary()) {
+    if (a.personal) continue;
     // Installed once per tenant: a version the tenant upgraded, or retired, is theirs to keep.
     const installed = db.prepare("SELECT 1 FROM installs WHERE tenant = ? AND namespace = ?").get(tenant, a.namespace);
     if (installed !== undefined) continue;

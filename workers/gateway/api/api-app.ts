@@ -18,12 +18,17 @@ import { mountPairRoutes } from "./routes/pair.ts";
 import { type BootstrapDeps, mountBootstrapRoute } from "./routes/bootstrap.ts";
 import { mountDataRoutes } from "./routes/data.ts";
 import type { PersonWriter } from "./personal/person-writer.ts";
+import type { PersonReader } from "./personal/person-reader.ts";
 
 /** What the `/api` app needs beyond the account routes' surroundings. */
 export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
   readonly bodyLimit: number;
   /** Signs the person's writes. */
   readonly writer: PersonWriter;
+  /** Reads the records and queries of the person's tenants. */
+  readonly reader: PersonReader;
+  /** The clock of the person's records (due dates, schedules). */
+  readonly now: () => number;
 }
 
 /** Builds the `/api` app; every route it serves has a path under `/api`. */

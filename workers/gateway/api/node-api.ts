@@ -20,6 +20,8 @@ import { loadOrCreateKek } from "./identity/kek.ts";
 import { openPersonKey, personIdentityMaker } from "./identity/person-key.ts";
 import { personalSetUp } from "./personal/personal-setup.ts";
 import { PersonWriter } from "./personal/person-writer.ts";
+import { PersonReader } from "./personal/person-reader.ts";
+import { PersonalLibrary } from "./personal/personal-library.ts";
 import { sealOf } from "./seal.ts";
 import { StoreView } from "../reads/store-view.ts";
 
@@ -78,7 +80,28 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   const storeView = new StoreView(paths.store);
   const kek = () => loadOrCreateKek(paths.accountKek);
   const makeIdentity = personIdentityMaker({ db, kek, now: () => Date.now() });
-  const setUp = personalSetUp({ makeIdentity, admin: options.admin });
+  const person = () => {
+    const a = store.account();
+    return a?.ready === true ? { did: a.did, tenant: a.tenant } : { did: null, tenant: null };
+  };
+  // The node's own contracts in the personal tenant: after set-up, and at start (a node set up
+  // before one of them existed gains it).
+  const library = new PersonalLibrary({
+    admin: options.admin,
+    person: () => {
+      const p = person();
+      return p.did === null || p.tenant === null ? null : { did: p.did, tenant: p.tenant };
+    },
+    log: options.log,
+  });
+  const personalSetup = personalSetUp({ makeIdentity, admin: options.admin });
+  const setUp: typeof personalSetup = async (plan) => {
+    const made = await personalSetup(plan);
+    // The account is ready only once this answers; the library follows it.
+    if (made.ok) setImmediate(() => void library.ensure());
+    return made;
+  };
+  void library.ensure();
   const now = () => Date.now();
   const writer = new PersonWriter({
     engine: options.engine,
@@ -87,10 +110,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     personKey: () => (store.account()?.ready === true ? openPersonKey({ db, kek }) : null),
     personalTenant: () => store.account()?.tenant ?? null,
   });
-  const person = () => {
-    const a = store.account();
-    return a?.ready === true ? { did: a.did, tenant: a.tenant } : { did: null, tenant: null };
-  };
+  const reader = new PersonReader({ store: storeView, personDid: () => person().did, personalTenant: () => person().tenant, now });
   const app = createApiApp({
     account,
     origin: options.origin,
@@ -99,6 +119,8 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     log: options.log,
     bodyLimit: options.bodyLimit,
     writer,
+    reader,
+    now,
     admin: options.admin,
     version: options.version,
     person,
@@ -113,6 +135,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
       return a?.ready === true ? a.did : null;
     },
     close: () => {
+      library.close();
       db.close();
       storeView.close();
     },

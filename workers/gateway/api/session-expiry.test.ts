@@ -9,6 +9,8 @@ import { createLogger } from "../../../shared/log.ts";
 import { accountNode, ORIGIN, setUp, unwrap } from "./account/account-fixture.ts";
 import { SESSION_COOKIE } from "./account/sessions.ts";
 import { createApiApp } from "./api-app.ts";
+import { PersonReader } from "./personal/person-reader.ts";
+import { StoreView } from "../reads/store-view.ts";
 import { PersonWriter } from "./personal/person-writer.ts";
 
 const MINUTE = 60_000;
@@ -32,6 +34,8 @@ async function httpNode() {
     version: "test",
     person: () => ({ did: null, tenant: null }),
     lastSeq: () => 0,
+    reader: new PersonReader({ store: new StoreView(":memory:"), personDid: () => null, personalTenant: () => null, now: () => node.clock.now() }),
+    now: () => node.clock.now(),
   });
   const get = (token: string) => app.request("/api/account/sessions", { headers: { cookie: `${SESSION_COOKIE}=${token}` } });
   return { node, app, token: finished.token, get };

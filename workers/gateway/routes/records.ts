@@ -15,27 +15,12 @@ import type { Context, Hono } from "hono";
 import type { DatabaseSync } from "node:sqlite";
 import type { Schema } from "../../../contracts/schema.ts";
 import { HttpProblem, problem } from "../../../shared/problem.ts";
-import { columnName, fromColumn, quote, tableName } from "../../../contracts/storage/columns.ts";
 import { bearerOf, missingInstall, requireCaller } from "../reads/caller.ts";
 import type { ReadRouteDeps } from "../reads/read-deps.ts";
+import { readHistory, readRecord } from "../reads/record-reads.ts";
 
 const MAX_LIMIT = 500;
 const DEFAULT_LIMIT = 100;
-const HISTORY_SQL =
-  "SELECT seq, action, signer, outcome, reason, artifact, committed_at, receipt FROM history " +
-  "WHERE tenant = ? AND namespace = ? AND aggregate = ? AND subject = ? AND seq > ? ORDER BY seq LIMIT ?";
-
-interface HistoryRow {
-  seq: bigint;
-  action: string;
-  signer: string;
-  outcome: string;
-  reason: string | null;
-  artifact: string;
-  committed_at: bigint;
-  receipt: string;
-}
-
 /** Checks the caller and finds the aggregate in the active schema; answers its public fields. */
 function resolve(c: Context, deps: ReadRouteDeps, db: DatabaseSync, bearer: Awaited<ReturnType<typeof bearerOf>>, now: number): { artifact: string; schema: Schema; fields: Schema["aggregates"][string]["fields"] } {
   const { tenant, namespace, aggregate } = c.req.param() as { tenant: string; namespace: string; aggregate: string };
@@ -68,13 +53,10 @@ export function mountRecordRoutes(app: Hono, deps: ReadRouteDeps): void {
     const now = deps.now();
     const bearer = await bearerOf(c, tenant, namespace, now);
     const record = deps.store.read((db) => {
-      const { schema, fields } = resolve(c, deps, db, bearer, now);
-      const cols = fields.map((f) => `, ${quote(columnName(f.name))}`).join("");
-      const sql = `SELECT artifact, seq${cols} FROM ${quote(tableName(schema, aggregate))} WHERE tenant = ? AND subject = ?`;
-      const row = deps.store.prepare(sql).get(tenant, subject) as Record<string, unknown> | undefined;
-      if (row === undefined) throw new HttpProblem(problem(404, "not-found", `${aggregate} '${subject}' has no record`));
-      const state = Object.fromEntries(fields.map((f) => [f.name, fromColumn(f.type, row[columnName(f.name)])]));
-      return { subject, aggregate, artifact: row.artifact as string, seq: Number(row.seq), state };
+      const { schema } = resolve(c, deps, db, bearer, now);
+      const found = readRecord(deps.store, schema, aggregate, tenant, subject);
+      if (found === null) throw new HttpProblem(problem(404, "not-found", `${aggregate} '${subject}' has no record`));
+      return found;
     });
     return c.json(record);
   });
@@ -87,20 +69,7 @@ export function mountRecordRoutes(app: Hono, deps: ReadRouteDeps): void {
     const bearer = await bearerOf(c, tenant, namespace, now);
     const page = deps.store.read((db) => {
       resolve(c, deps, db, bearer, now);
-      // One more row than asked tells whether another page follows.
-      const rows = deps.store.prepare(HISTORY_SQL).all(tenant, namespace, aggregate, subject, after, limit + 1) as unknown as HistoryRow[];
-      const entries = rows.slice(0, limit).map((r) => ({
-        seq: Number(r.seq),
-        action: r.action,
-        signer: r.signer,
-        outcome: r.outcome,
-        reason: r.reason === null ? null : (JSON.parse(r.reason) as unknown),
-        artifact: r.artifact,
-        committedAt: new Date(Number(r.committed_at)).toISOString(),
-        receipt: JSON.parse(r.receipt) as unknown,
-      }));
-      const last = entries.at(-1);
-      return { entries, next: rows.length > limit && last !== undefined ? last.seq : null };
+      return readHistory(deps.store, tenant, namespace, aggregate, subject, after, limit);
     });
     return c.json(page);
   });
