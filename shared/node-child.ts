@@ -29,6 +29,8 @@ export interface NodeChildOptions {
   readonly nodeOptions?: readonly string[];
   /** Aborting it stops the child as its deadline would. */
   readonly cancelSignal?: AbortSignal;
+  /** The most characters kept of its stdout (and of its stderr); a child that writes more is stopped. */
+  readonly maxOutputChars?: number;
 }
 
 const DEFAULT_KILL_AFTER_MS = 2_000;
@@ -49,6 +51,7 @@ export async function runNodeChild(script: string, options: NodeChildOptions): P
     killSignal: "SIGTERM",
     forceKillAfterDelay: options.killAfterMs ?? DEFAULT_KILL_AFTER_MS,
     ...(options.cancelSignal === undefined ? {} : { cancelSignal: options.cancelSignal }),
+    ...(options.maxOutputChars === undefined ? {} : { maxBuffer: options.maxOutputChars }),
     reject: false,
   });
   const pid = child.pid ?? null;

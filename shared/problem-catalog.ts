@@ -36,6 +36,7 @@ export const problemCatalog = {
   "bad-parameters": { status: 400, title: "Bad query parameters" },
   "bad-consistency": { status: 400, title: "Unknown read consistency" },
   "bad-arguments": { status: 400, title: "Arguments do not match the action's parameters" },
+  "bad-panel": { status: 400, title: "A dashboard panel is not a query of the tenant" },
   "body-too-large": { status: 413, title: "Content Too Large" },
   "unsupported-media-type": { status: 415, title: "Unsupported Media Type" },
   "misdirected-request": { status: 421, title: "Misdirected Request" },
@@ -68,6 +69,12 @@ export const problemCatalog = {
   "last-passkey": { status: 409, title: "The last passkey cannot be removed" },
   "too-many-passkeys": { status: 409, title: "Too many passkeys" },
 
+  // The person's identities (`/api/identities`, `/api/scopes`): the engine's rules for tenants and their roles.
+  "handle-taken": { status: 409, title: "Handle already taken" },
+  "last-owner": { status: 409, title: "The last owner cannot be removed" },
+  "personal-owner": { status: 409, title: "The person stays an owner of the personal tenant" },
+  "key-rotation-unsupported": { status: 501, title: "Key rotation not supported" },
+
   // Commands and installs that conflict with what is stored.
   "idempotency-conflict": { status: 409, title: "Idempotency key already used" },
   "bad-artifact": { status: 400, title: "Malformed artifact" },
@@ -79,6 +86,8 @@ export const problemCatalog = {
   "upgrade-mismatch": { status: 409, title: "Upgrade of another version" },
   "migration-failed": { status: 409, title: "Records cannot migrate" },
   "compile-errors": { status: 422, title: "The contract does not compile" },
+  "approval-stale": { status: 409, title: "What was approved is no longer what would be done" },
+  refused: { status: 422, title: "Refused by the contract" },
 
   // Reads.
   "query-failed": { status: 422, title: "The query cannot be answered" },
@@ -97,6 +106,8 @@ export const problemCatalog = {
   "store-unavailable": { status: 503, title: "Store unavailable" },
   "compile-timeout": { status: 503, title: "Compilation timed out" },
   "compile-failed": { status: 503, title: "Compiler failed" },
+  "workbench-busy": { status: 503, title: "The Workbench is busy" },
+  "workbench-failed": { status: 503, title: "The Workbench failed" },
   "no-leader": { status: 503, title: "No leader" },
   "not-committed": { status: 503, title: "Not committed" },
   "commit-timeout": { status: 503, title: "Commit timed out" },

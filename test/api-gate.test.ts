@@ -179,6 +179,41 @@ const BUILT = new Set([
   "POST /api/pair/code",
   "GET /api/bootstrap",
   "POST /api/data/act",
+  "GET /api/tasks",
+  "POST /api/tasks",
+  "POST /api/tasks/task-123/complete",
+  "POST /api/tasks/task-123/reopen",
+  "POST /api/tasks/task-123/reschedule",
+  "GET /api/agenda",
+  "GET /api/artifacts/d-123",
+  "POST /api/artifacts/d-123/refresh",
+  "POST /api/artifacts/d-123/schedule",
+  "GET /api/identities",
+  "POST /api/identities",
+  "POST /api/identities/acme/owners",
+  "POST /api/identities/acme/members",
+  "POST /api/identities/acme/delegations",
+  "POST /api/identities/acme/vault",
+  "PUT /api/scopes",
+  "GET /api/data",
+  "POST /api/data/query",
+  "POST /api/data/preview",
+  "GET /api/personal/std.tasks/items",
+  "GET /api/business/acme.shipping/orders",
+  "GET /api/analytics",
+  "POST /api/workbench/check",
+  "POST /api/workbench/install",
+  "GET /api/approvals",
+  "POST /api/approvals/a-123",
+  "GET /api/memory",
+  "POST /api/memory",
+  "DELETE /api/memory/n-123",
+  "GET /api/rules",
+  "POST /api/rules",
+  "DELETE /api/rules/r-123",
+  "GET /api/persona",
+  "PUT /api/persona",
+  "PUT /api/content-mode",
 ]);
 
 const key = ([method, path]: readonly [string, string]) => `${method} ${path}`;
@@ -247,7 +282,7 @@ describe("the /api gate of charter node", () => {
     assert.ok(session !== "", "a session from the step before");
     const unknown = [["GET", "/api"], ["GET", "/api/no/such/route"], ["POST", "/api/no/such/route"]] as const;
     const pending = [...SPEC_ROUTES.filter((r) => !PUBLIC.has(key(r)) && !BUILT.has(key(r))), ...unknown];
-    assert.ok(pending.length > 150, `${pending.length} routes`);
+    assert.ok(pending.length > 100, `${pending.length} routes`);
     for (const route of pending) {
       const answer = await api.call(route[0], route[1], { cookie: session });
       assert.equal(answer.status, 404, `${key(route)}: ${JSON.stringify(answer.body)}`);

@@ -83,6 +83,10 @@ export type AdminRequests = {
   "tenant-owner-remove": Req<{ tenant: string; did: string }, { removed: boolean }>;
   /** `until`: `YYYY-MM-DD` (midnight UTC) or an RFC 3339 date-time; absent for no end. */
   "tenant-delegate": Req<{ tenant: string; did: string; scope: string; until?: string }, Delegation>;
+  /** Takes one delegation back; `removed` is false when the did did not hold that scope. */
+  "tenant-undelegate": Req<{ tenant: string; did: string; scope: string }, { removed: boolean }>;
+  /** Makes `scopes` exactly the delegations the did holds (the others revoked), in one transaction; answers them. */
+  "tenant-delegations-set": Req<{ tenant: string; did: string; scopes: string[]; until?: string }, Delegation[]>;
   "tenant-describe": Req<{ tenant: string }, TenantDescription>;
   "tenant-list": Req<Record<string, never>, TenantSummary[]>;
   "tenant-roles": Req<{ tenant: string; did: string }, Roles>;

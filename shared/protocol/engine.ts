@@ -3,7 +3,7 @@
  * writer of the store. Later issues add the command path here.
  */
 import type { CommandPayload } from "../identity/index.ts";
-import type { Receipt } from "../identity/index.ts";
+import type { Receipt, RefusalReason } from "../identity/index.ts";
 import type { FailResult, JournalEntry, JournalStats } from "../journal.ts";
 import type { Problem } from "../problem.ts";
 
@@ -33,6 +33,16 @@ export type CommandAnswer =
  */
 export type SignedCommandAnswer =
   | { readonly kind: "receipt"; readonly jws: string; readonly outcome: Receipt["outcome"]; readonly replayed: boolean }
+  | { readonly kind: "problem"; readonly problem: Problem };
+
+/**
+ * What the engine would decide for a command, planned against the current state and never
+ * committed (`preview`): the public state it would leave, or the contract's refusal; or a problem,
+ * as a command would get (unknown tenant, namespace or action; arguments the action does not take).
+ */
+export type PreviewAnswer =
+  | { readonly kind: "preview"; readonly outcome: "accepted"; readonly state: Record<string, unknown> }
+  | { readonly kind: "preview"; readonly outcome: "refused"; readonly reason: RefusalReason }
   | { readonly kind: "problem"; readonly problem: Problem };
 
 /** What the engine tells each worker that asked (`watch-commits`) after each commit. */
@@ -70,6 +80,8 @@ export type EngineRequests = {
   /** Why the engine cannot take writes as it should (commits failing, the disk under its reserve); empty when all is well. */
   "engine-health": { request: Record<string, never>; response: { degraded: readonly string[] } };
   command: { request: SubmittedCommand; response: SignedCommandAnswer };
+  /** The engine's decision on a command without recording it: no history, no state, no idempotency key, no commit notice. */
+  preview: { request: SubmittedCommand; response: PreviewAnswer };
   /** Start or stop receiving `committed` notices on this channel (none are sent until asked for). */
   "watch-commits": { request: { watch: boolean }; response: null };
   "journal-append": { request: { topic: string; payload: unknown; key?: string; delayMs?: number }; response: { id: number } };

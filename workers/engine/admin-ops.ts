@@ -14,6 +14,7 @@ import type { AdminRequests, AdminResult, ArtifactWire, Installed } from "../../
 import { installArtifact } from "./install.ts";
 import { tenantCollections } from "../../shared/store/collections.ts";
 import { restoreNamespace, retireNamespace } from "./retire.ts";
+import { setDelegations, undelegate } from "./delegations.ts";
 import { describeTenant, listContracts, listTenants } from "./tenant-views.ts";
 import { addRole, checkTenant, createTenant, delegate, fail, ok, removeRole, rolesOf } from "./tenants.ts";
 
@@ -64,6 +65,9 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
     "tenant-owner-remove": (r) => logged(removeRole(db, r.tenant, r.did, "owner"), "owner removed", (v) => (v.removed ? { tenant: r.tenant, did: r.did } : null)),
     "tenant-delegate": (r) =>
       logged(delegate(db, { tenant: r.tenant, did: r.did, scope: r.scope, until: r.until, now: clock.now() }), "delegated", (d) => ({ tenant: r.tenant, did: d.did, scope: d.scope, until: d.until })),
+    "tenant-undelegate": (r) => logged(undelegate(db, r), "undelegated", (v) => (v.removed ? { tenant: r.tenant, did: r.did, scope: r.scope } : null)),
+    "tenant-delegations-set": (r) =>
+      logged(setDelegations(db, { tenant: r.tenant, did: r.did, scopes: r.scopes, until: r.until, now: clock.now() }), "delegations set", (d) => ({ tenant: r.tenant, did: r.did, scopes: d.map((x) => x.scope) })),
     "tenant-describe": (r) => describeTenant(db, r.tenant),
     "tenant-list": () => ok(listTenants(db)),
     "tenant-roles": (r) => checkTenant(db, r.tenant) ?? ok(rolesOf(db, r.tenant, r.did, clock.now())),

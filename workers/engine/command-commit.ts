@@ -52,7 +52,8 @@ export function stateDigest(fields: readonly SchemaField[], state: Record<string
   return sha256(JSON.stringify(fields.map((f) => state[f.name] ?? null)));
 }
 
-function publicState(fields: readonly SchemaField[], state: Record<string, unknown>): Record<string, unknown> {
+/** The public fields of a state, in declaration order (a receipt's `state`; a preview's). */
+export function publicState(fields: readonly SchemaField[], state: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of fields) if (f.visibility === "public") out[f.name] = state[f.name] ?? null;
   return out;

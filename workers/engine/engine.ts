@@ -20,6 +20,7 @@ import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.t
 import { delegatesTo } from "../../contracts/schema.ts";
 import { ArtifactCache } from "./artifact-cache.ts";
 import { logRefusals, slowBatchMs, TimedCommandProcessor } from "./write-path-log.ts";
+import { CommandPreviewer } from "./command-preview.ts";
 import { ExecutorPool } from "./executor/pool.ts";
 import { serveEngineRequests } from "./requests.ts";
 import { startAdminSocket } from "./admin.ts";
@@ -86,6 +87,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   const watchers = new Set<EngineChannel>();
   // Refusals and slow batches: per-request lines, which CHARTER_LOG_REQUESTS=off silences.
   const requestLog = requestLogger(ctx.log);
+  const roles = (tenant: string, did: string, now: number) => (tenantExists(db, tenant) ? rolesOf(db, tenant, did, now) : null);
   const commands = new TimedCommandProcessor(
     {
       db,
@@ -93,7 +95,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       executor,
       clock: systemClock,
       nodeDid: nodeKey.value.did,
-      roles: (tenant, did, now) => (tenantExists(db, tenant) ? rolesOf(db, tenant, did, now) : null),
+      roles,
       onCommitted: (receipts) => {
         logRefusals(requestLog, receipts);
         for (const c of watchers) c.notify("committed", { receipts });
@@ -108,6 +110,8 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     requestLog,
     { slowMs: slowBatchMs() },
   );
+  // Previews plan with the write path's checks and programs, beside the batches, and commit nothing.
+  const previewer = new CommandPreviewer({ db, artifacts, executor, clock: systemClock, roles });
   const adminDeps = {
     db,
     keysDir: paths.keys,
@@ -141,6 +145,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       nodeKey: nodeKey.value,
       raftPath: paths.raft,
       machine,
+      preview: (command) => previewer.preview(command),
       log: ctx.log,
       onFatal: (error) => {
         ctx.log.error("the voter cannot go on; restarting it", { error: error.message });
@@ -162,6 +167,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       journal,
       nodeKey: nodeKey.value,
       submit: replicated === null ? (command) => commands.submit(command) : (command) => replicated.submit(command),
+      preview: replicated === null ? (command) => previewer.preview(command) : (command) => replicated.preview(command),
       ...(replicated === null ? {} : { cluster: replicated }),
       watchCommits: (watch) => (watch ? watchers.add(c) : watchers.delete(c)),
       admit: (command) => admission.check(command),

@@ -7,12 +7,15 @@ import type { Journal } from "../../shared/journal.ts";
 import { type Problem, problem } from "../../shared/problem.ts";
 import type { Logger } from "../../shared/log.ts";
 import { type KeyPair, signReceipt } from "../../shared/identity/index.ts";
-import type { CommandAnswer, EngineRequests, ReadPoint, SubmittedCommand, ConsensusStatus, SignedCommandAnswer } from "../../shared/protocol/engine.ts";
+import type { CommandAnswer, EngineRequests, PreviewAnswer, ReadPoint, SubmittedCommand, ConsensusStatus, SignedCommandAnswer } from "../../shared/protocol/engine.ts";
+import { checkJsonValue, jsonLimitProblem } from "../../shared/json-limits.ts";
 
 export interface EngineState {
   readonly journal: Journal;
   /** The write path: the command processor, or the replicated engine's log. */
   readonly submit: (command: SubmittedCommand) => Promise<CommandAnswer>;
+  /** The engine's decision on a command without committing it (a replicated engine asks its leader). */
+  readonly preview: (command: SubmittedCommand) => Promise<PreviewAnswer>;
   /** Signs the receipts this node answers with. */
   readonly nodeKey: KeyPair;
   /** Read points and status of a replicated engine; absent for one voter. */
@@ -40,6 +43,17 @@ export function serveEngineRequests(channel: Channel<Record<string, never>, Engi
         // A request never takes the engine down: whatever one command throws is its own 500.
         log.error("a command failed", { tenant: c.payload?.tenant, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
         return { kind: "problem", problem: problem(500, "internal", "the engine failed on this command; nothing was recorded and the failure was logged") };
+      }
+    },
+    preview: async (c) => {
+      // Nothing is written, so quotas, rates and the disk's reserve do not apply; the JSON bounds do.
+      const over = checkJsonValue(c.payload);
+      if (over !== null) return { kind: "problem", problem: jsonLimitProblem(over) };
+      try {
+        return await state.preview(c);
+      } catch (error) {
+        log.error("a preview failed", { tenant: c.payload?.tenant, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        return { kind: "problem", problem: problem(500, "internal", "the engine failed on this preview; the failure was logged") };
       }
     },
     "engine-health": () => ({ degraded: state.degraded() }),

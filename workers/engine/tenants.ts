@@ -44,7 +44,8 @@ export function checkHandle(handle: unknown): AdminResult<never> | null {
   return fail("bad_handle", `'${String(handle)}' is not a tenant handle: 2–63 characters of a–z, 0–9 and '-'`);
 }
 
-function checkDid(did: unknown): AdminResult<never> | null {
+/** Why `did` is not an Ed25519 did:key, or null. */
+export function checkDid(did: unknown): AdminResult<never> | null {
   if (isDidKey(did)) return null;
   const decoded = typeof did === "string" ? publicKeyFromDidKey(did) : null;
   return fail("bad_did", decoded !== null && !decoded.ok ? decoded.error.message : "an identity must be an Ed25519 did:key string");
@@ -134,18 +135,29 @@ export function parseUntil(text: string): number | null {
   return date === null ? parseRfc3339(text) : parseRfc3339(`${text}T00:00:00Z`);
 }
 
+/** Why `scope` is not a delegation scope, or null. */
+export function checkScope(scope: unknown): AdminResult<never> | null {
+  if (typeof scope === "string" && SCOPE.test(scope)) return null;
+  return fail("bad_scope", `'${String(scope)}' is not a delegation scope: 1–64 characters of A–Z, a–z, 0–9, '_', '.', ':' and '-'`);
+}
+
+/** A delegation's end as epoch ms (null for none), or `bad_until` when it does not parse or is not after `now`. */
+export function untilOf(text: string | undefined, now: number): AdminResult<number | null> {
+  if (text === undefined) return ok(null);
+  const until = typeof text === "string" ? parseUntil(text) : null;
+  if (until === null) return fail("bad_until", `'${String(text)}' is not a date (YYYY-MM-DD) or an RFC 3339 date-time`);
+  if (until <= now) return fail("bad_until", `${text} is already past; a delegation must end in the future`);
+  return ok(until);
+}
+
 /** Grants (or renews) `did` the delegation `scope` in `tenant`, until `until` if given. */
 export function delegate(db: DatabaseSync, input: { tenant: string; did: string; scope: string; until?: string; now: number }): AdminResult<Delegation> {
   const { tenant, did, scope, now } = input;
-  const bad = checkTenant(db, tenant) ?? checkDid(did);
+  const bad = checkTenant(db, tenant) ?? checkDid(did) ?? checkScope(scope);
   if (bad !== null) return bad;
-  if (typeof scope !== "string" || !SCOPE.test(scope)) return fail("bad_scope", `'${String(scope)}' is not a delegation scope: 1–64 characters of A–Z, a–z, 0–9, '_', '.', ':' and '-'`);
-  let until: number | null = null;
-  if (input.until !== undefined) {
-    until = parseUntil(input.until);
-    if (until === null) return fail("bad_until", `'${input.until}' is not a date (YYYY-MM-DD) or an RFC 3339 date-time`);
-    if (until <= now) return fail("bad_until", `${input.until} is already past; a delegation must end in the future`);
-  }
+  const ends = untilOf(input.until, now);
+  if (!ends.ok) return ends;
+  const until = ends.value;
   statement(db, "INSERT INTO delegations (tenant, did, scope, until, added_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, did, scope) DO UPDATE SET until = excluded.until, added_at = excluded.added_at").run(
     tenant,
     did,

@@ -15,7 +15,7 @@ import { generateKeyPair, type KeyPair, toPrivateJwk } from "../../../shared/ide
 import type { Logger } from "../../../shared/log.ts";
 import { type Problem, problem } from "../../../shared/problem.ts";
 import type { AdminRequestType, AdminResult } from "../../../shared/protocol/admin.ts";
-import type { CommandAnswer, ConsensusStatus, ReadPoint, SubmittedCommand } from "../../../shared/protocol/engine.ts";
+import type { CommandAnswer, ConsensusStatus, PreviewAnswer, ReadPoint, SubmittedCommand } from "../../../shared/protocol/engine.ts";
 import { type Message, raftConfig } from "../raft/index.ts";
 import { encodeEntry, REPLICATED_ADMIN, type AdminOp } from "./entry.ts";
 import type { PeerAddress } from "../../../shared/worker/peers.ts";
@@ -37,6 +37,8 @@ export interface ClusterDeps {
   readonly nodeKey: KeyPair;
   readonly raftPath: string;
   readonly machine: StoreMachine;
+  /** Plans a command against this voter's store and commits nothing (the engine's preview). */
+  readonly preview: (command: SubmittedCommand) => Promise<PreviewAnswer>;
   readonly log: Logger;
   readonly onFatal: (error: Error) => void;
   /** Milliseconds per Raft tick (default 50: elections after 0.5–1 s without a leader). */
@@ -51,6 +53,7 @@ type PeerRequest =
   | { readonly kind: "probe" }
   | { readonly kind: "commands"; readonly commands: readonly SubmittedCommand[] }
   | { readonly kind: "admin"; readonly op: AdminOp }
+  | { readonly kind: "preview"; readonly command: SubmittedCommand }
   | { readonly kind: "read-index" };
 
 const FORWARD_TIMEOUT_MS = 10_000;
@@ -142,6 +145,35 @@ export class ClusterEngine {
         setImmediate(() => void this.#pump());
       }
     });
+  }
+
+  /**
+   * The leader's preview of a command: planned on the leader's store once it has applied every
+   * entry committed so far (a read index, confirmed by a majority), so it sees every write already
+   * acknowledged; a follower asks the leader. It never enters the log.
+   */
+  preview(command: SubmittedCommand): Promise<PreviewAnswer> {
+    return this.#atLeader<PreviewAnswer>(
+      () => this.#previewHere(command),
+      async (leader) => {
+        const r = await this.#forward(leader, { kind: "preview", command }, true);
+        if (r.ok) return r.value as PreviewAnswer;
+        if (r.retry) return null;
+        // Nothing was written either way: asking again is always safe.
+        return { kind: "problem", problem: problem(503, "forward-failed", `the leader did not answer (${r.error}); preview again`) };
+      },
+      () => ({ kind: "problem", problem: this.#closed ? problem(503, "draining", "the voter is stopping; preview again") : noLeader() }),
+    );
+  }
+
+  /** Previews here once this voter, still leading, has applied its read index; null when it does not lead. */
+  async #previewHere(command: SubmittedCommand): Promise<PreviewAnswer | null> {
+    const over = checkJsonValue(command.payload);
+    if (over !== null) return { kind: "problem", problem: jsonLimitProblem(over) };
+    const point = await this.#runtime.readIndex();
+    if (!point.ok) return null;
+    await this.#runtime.waitApplied(point.index);
+    return this.#d.preview(command);
   }
 
   /** Runs an operator request: through the log when it changes the store, else locally. */
@@ -397,6 +429,8 @@ export class ClusterEngine {
         return answer(this.#runtime.isLeader ? await this.#proposeForwarded(r.commands) : null);
       case "admin":
         return answer(this.#runtime.isLeader ? await this.#proposeAdminHere(r.op) : null);
+      case "preview":
+        return answer(this.#runtime.isLeader ? await this.#previewHere(r.command) : null);
       case "read-index": {
         const result = await this.#runtime.readIndex();
         return { index: answer(result.ok ? result.index : null) };

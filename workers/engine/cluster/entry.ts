@@ -15,6 +15,8 @@ export const REPLICATED_ADMIN: ReadonlySet<AdminRequestType> = new Set([
   "tenant-owner-add",
   "tenant-owner-remove",
   "tenant-delegate",
+  "tenant-undelegate",
+  "tenant-delegations-set",
   "install",
   "contract-retire",
   "contract-restore",

@@ -17,6 +17,18 @@ import { mountAccountRoutes } from "./routes/account.ts";
 import { mountPairRoutes } from "./routes/pair.ts";
 import { type BootstrapDeps, mountBootstrapRoute } from "./routes/bootstrap.ts";
 import { mountDataRoutes } from "./routes/data.ts";
+import { mountTaskRoutes } from "./routes/tasks.ts";
+import { mountDataOverviewRoute } from "./routes/data-overview.ts";
+import { mountRecordRoutes } from "./routes/records.ts";
+import { mountAnalyticsRoute } from "./routes/analytics.ts";
+import { mountWorkbenchRoutes } from "./routes/workbench.ts";
+import { mountApprovalRoutes } from "./routes/approvals.ts";
+import { mountIdentityRoutes } from "./routes/identity-routes.ts";
+import { mountDashboardRoutes } from "./routes/dashboards.ts";
+import type { Dashboards } from "./dashboards/dashboards.ts";
+import { mountMemoryRoutes } from "./routes/memory.ts";
+import { mountRulesRoutes } from "./routes/rules.ts";
+import { mountPersonaRoutes } from "./routes/persona.ts";
 import type { PersonWriter } from "./personal/person-writer.ts";
 import type { PersonReader } from "./personal/person-reader.ts";
 
@@ -29,6 +41,8 @@ export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
   readonly reader: PersonReader;
   /** The clock of the person's records (due dates, schedules). */
   readonly now: () => number;
+  /** The person's dashboards, shared with the node's refresh scheduler. */
+  readonly dashboards?: Dashboards;
 }
 
 /** Builds the `/api` app; every route it serves has a path under `/api`. */
@@ -44,6 +58,17 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   mountPairRoutes(api, options);
   mountBootstrapRoute(api, options);
   mountDataRoutes(api, options);
+  mountTaskRoutes(api, options);
+  mountDataOverviewRoute(api, options);
+  mountRecordRoutes(api, options);
+  mountAnalyticsRoute(api, options);
+  mountWorkbenchRoutes(api, options);
+  mountApprovalRoutes(api, options);
+  mountIdentityRoutes(api, options);
+  mountDashboardRoutes(api, options);
+  mountMemoryRoutes(api, options);
+  mountRulesRoutes(api, options);
+  mountPersonaRoutes(api, options);
   return api;
 }
 

@@ -23,6 +23,8 @@ import { PersonWriter } from "./personal/person-writer.ts";
 import { PersonReader } from "./personal/person-reader.ts";
 import { PersonalLibrary } from "./personal/personal-library.ts";
 import { sealOf } from "./seal.ts";
+import { Dashboards, dashboardMinuteMs } from "./dashboards/dashboards.ts";
+import { DashboardScheduler } from "./dashboards/dashboard-scheduler.ts";
 import { StoreView } from "../reads/store-view.ts";
 
 /** What starting `/api` needs. */
@@ -111,6 +113,10 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     personalTenant: () => store.account()?.tenant ?? null,
   });
   const reader = new PersonReader({ store: storeView, personDid: () => person().did, personalTenant: () => person().tenant, now });
+  // The dashboards' refresh schedule: due times live in std.dashboards, so a restart resumes it.
+  const minuteMs = dashboardMinuteMs();
+  const dashboards = new Dashboards({ reader, writer, now, minuteMs });
+  const scheduler = new DashboardScheduler({ dashboards, now, log: options.log, recheckMs: 5 * minuteMs });
   const app = createApiApp({
     account,
     origin: options.origin,
@@ -121,11 +127,13 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     writer,
     reader,
     now,
+    dashboards,
     admin: options.admin,
     version: options.version,
     person,
     lastSeq: () => Number((storeView.prepare("SELECT COALESCE(MAX(seq), 0) AS seq FROM history").get() as { seq: bigint }).seq),
   });
+  scheduler.start();
   return {
     listener: getRequestListener(app.fetch),
     setupCode: () => account.setupCode(),
@@ -135,6 +143,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
       return a?.ready === true ? a.did : null;
     },
     close: () => {
+      scheduler.close();
       library.close();
       db.close();
       storeView.close();

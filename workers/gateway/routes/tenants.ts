@@ -57,7 +57,8 @@ const ADMIN_PROBLEMS: Readonly<Record<string, ProblemCode>> = {
   apply_failed: "internal",
 };
 
-function adminProblem(error: AdminError): HttpProblem {
+/** The problem of an admin error, by the table above (also for `/api`'s installs). */
+export function adminProblem(error: AdminError): HttpProblem {
   const code = ADMIN_PROBLEMS[error.code];
   if (code === undefined) throw new Error(`the engine answered a tenant route with an unexpected admin error ${error.code}: ${error.message}`);
   return new HttpProblem(problemOf(code, error.message));

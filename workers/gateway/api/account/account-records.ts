@@ -2,20 +2,26 @@
  * @module The records the account store keeps and answers — the account and its settings, passkeys,
  * challenges, sessions — and the reading of each from its table row.
  */
+import { machineTimeZone } from "../time-zone.ts";
 import type { CHALLENGE_PURPOSES } from "./account-tables.ts";
 
 /** What a challenge was made for. */
 export type ChallengePurpose = (typeof CHALLENGE_PURPOSES)[number];
 
-/** How sign-in behaves: whether it is needed at all, a session's lifetime and idle limit in days. */
+/**
+ * How sign-in behaves — whether it is needed at all, a session's lifetime and idle limit in days —
+ * and the person's time zone (an IANA name: the local days of tasks and the agenda).
+ */
 export interface AccountSettings {
   readonly signInRequired: boolean;
   readonly sessionDays: number;
   readonly idleDays: number;
+  /** The zone the person chose, else the machine's (followed as it changes, until one is chosen). */
+  readonly timeZone: string;
 }
 
-/** The settings of a new account (the table's defaults say the same). */
-export const defaultSettings: AccountSettings = { signInRequired: true, sessionDays: 30, idleDays: 7 };
+/** The sign-in settings of a new account (the table's defaults say the same); its time zone is the machine's. */
+export const defaultSettings: Omit<AccountSettings, "timeZone"> = { signInRequired: true, sessionDays: 30, idleDays: 7 };
 
 /** The node's one account; `ready` once set-up finished (before that it is a set-up under way). */
 export interface AccountRecord {
@@ -85,7 +91,12 @@ export function accountOf(row: Record<string, unknown>): AccountRecord {
     did: (row.did as string | null) ?? null,
     tenant: (row.tenant as string | null) ?? null,
     createdAt: Number(row.created_at),
-    settings: { signInRequired: row.sign_in_required === 1, sessionDays: Number(row.session_days), idleDays: Number(row.idle_days) },
+    settings: {
+      signInRequired: row.sign_in_required === 1,
+      sessionDays: Number(row.session_days),
+      idleDays: Number(row.idle_days),
+      timeZone: (row.time_zone as string | null | undefined) ?? machineTimeZone(),
+    },
   };
 }
 

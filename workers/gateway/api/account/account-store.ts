@@ -107,9 +107,15 @@ export class AccountStore {
     });
   }
 
-  /** Replaces the sign-in settings. */
-  updateSettings(settings: AccountSettings): void {
+  /** Replaces the sign-in settings (the time zone is set apart: setTimeZone). */
+  updateSettings(settings: Omit<AccountSettings, "timeZone">): void {
     this.#run("UPDATE account SET sign_in_required = ?, session_days = ?, idle_days = ? WHERE id = 1", settings.signInRequired ? 1 : 0, settings.sessionDays, settings.idleDays);
+    this.#account = undefined;
+  }
+
+  /** Keeps the time zone the person chose (until then the account reads the machine's). */
+  setTimeZone(zone: string): void {
+    this.#run("UPDATE account SET time_zone = ? WHERE id = 1", zone);
     this.#account = undefined;
   }
 

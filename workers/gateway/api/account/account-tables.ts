@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS account (
   created_at INTEGER NOT NULL,
   sign_in_required INTEGER NOT NULL DEFAULT 1 CHECK (sign_in_required IN (0, 1)),
   session_days INTEGER NOT NULL DEFAULT 30,
-  idle_days INTEGER NOT NULL DEFAULT 7
+  idle_days INTEGER NOT NULL DEFAULT 7,
+  time_zone TEXT
 ) STRICT;
 
 CREATE TABLE IF NOT EXISTS account_passkeys (
@@ -87,4 +88,6 @@ export function ensureAccountTables(db: DatabaseSync): void {
   // An account made before the personal tenant was recorded gains its column (null until set).
   const columns = db.prepare("SELECT name FROM pragma_table_info('account')").all() as { name: string }[];
   if (!columns.some((c) => c.name === "tenant")) db.exec("ALTER TABLE account ADD COLUMN tenant TEXT");
+  // And the person's time zone (null: the machine's).
+  if (!columns.some((c) => c.name === "time_zone")) db.exec("ALTER TABLE account ADD COLUMN time_zone TEXT");
 }

@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { accountNode, current, refusal, setUp, signIn, stepUp, unwrap } from "./account-fixture.ts";
 import { checkSession } from "./sessions.ts";
 import { isLoopbackAddress } from "./sign-in-off.ts";
+import { machineTimeZone } from "../time-zone.ts";
 
 test("the sessions list marks the caller's, most recently seen first, and leaves ended ones out", async () => {
   const node = accountNode();
@@ -41,17 +42,30 @@ test("settings: defaults, validated changes, and turning sign-in off needs a ste
   const node = accountNode();
   assert.equal(node.account.settings(), null);
   const { auth, finished } = await setUp(node);
-  assert.deepEqual(node.account.settings(), { signInRequired: true, sessionDays: 30, idleDays: 7 });
+  assert.deepEqual(node.account.settings(), { signInRequired: true, sessionDays: 30, idleDays: 7, timeZone: machineTimeZone() });
   for (const bad of [{ sessionDays: 0 }, { sessionDays: 366 }, { sessionDays: 1.5 }, { idleDays: 31 }, { signInRequired: "no" }, { sessionDays: "30" }]) {
     const e = refusal(node.account.updateSettings(finished.session, bad));
     assert.deepEqual([e.code, e.status], ["bad-settings", 400], JSON.stringify(bad));
   }
-  assert.deepEqual(unwrap(node.account.updateSettings(finished.session, { sessionDays: 90, idleDays: 14 })), { signInRequired: true, sessionDays: 90, idleDays: 14 });
+  assert.deepEqual(unwrap(node.account.updateSettings(finished.session, { sessionDays: 90, idleDays: 14 })), { signInRequired: true, sessionDays: 90, idleDays: 14, timeZone: machineTimeZone() });
   assert.equal(refusal(node.account.updateSettings(finished.session, { signInRequired: false })).code, "step-up-required");
   const stepped = await stepUp(node, auth, finished.session);
   unwrap(node.account.updateSettings(stepped, { signInRequired: false }));
-  assert.deepEqual(node.account.settings(), { signInRequired: false, sessionDays: 90, idleDays: 14 });
+  assert.deepEqual(node.account.settings(), { signInRequired: false, sessionDays: 90, idleDays: 14, timeZone: machineTimeZone() });
   unwrap(node.account.updateSettings(current(node, stepped), { signInRequired: true }));
+});
+
+test("settings: the time zone is the machine's until chosen; an IANA name Intl knows, kept canonical, else 400 and nothing changes", async () => {
+  const node = accountNode();
+  const { finished } = await setUp(node);
+  for (const bad of [{ timeZone: "Mars/Olympus_Mons" }, { timeZone: "+01:00" }, { timeZone: 1 }, { timeZone: "Europe/Paris", sessionDays: 0 }]) {
+    const e = refusal(node.account.updateSettings(finished.session, bad));
+    assert.deepEqual([e.code, e.status], ["bad-settings", 400], JSON.stringify(bad));
+  }
+  assert.equal(node.account.settings()?.timeZone, machineTimeZone(), "nothing changed");
+  assert.equal(unwrap(node.account.updateSettings(finished.session, { timeZone: "europe/paris" })).timeZone, "Europe/Paris");
+  unwrap(node.account.updateSettings(finished.session, { sessionDays: 60 }));
+  assert.deepEqual(node.account.settings(), { signInRequired: true, sessionDays: 60, idleDays: 7, timeZone: "Europe/Paris" }, "kept when other settings change");
 });
 
 test("sign-in off: only on loopback; then a caller without a session is the person, through one standing session", async () => {

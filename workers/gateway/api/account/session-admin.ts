@@ -4,6 +4,7 @@
  * and turning sign-in off, take a step-up.
  */
 import { fail, ok } from "../../../../shared/result.ts";
+import { canonicalTimeZone } from "../time-zone.ts";
 import { type AccountContext, type Outcome, requireFullSession, requireStepUp } from "./account-context.ts";
 import { accountError } from "./account-errors.ts";
 import type { AccountSettings, SessionRecord } from "./account-store.ts";
@@ -39,14 +40,14 @@ export function accountStatus(ctx: AccountContext, session: SessionRecord | null
   return { setUp, signedIn, firstName: signedIn ? account.firstName : null, did: signedIn ? account.did : null };
 }
 
-/** The sign-in settings. */
+/** The sign-in settings and the time zone. */
 export function settings(ctx: AccountContext): AccountSettings | null {
   return ctx.store.account()?.settings ?? null;
 }
 
 /**
- * Replaces the sign-in settings: `sessionDays` 1–365, `idleDays` 1–`sessionDays`. Turning sign-in
- * off takes a step-up.
+ * Replaces the sign-in settings: `sessionDays` 1–365, `idleDays` 1–`sessionDays`; `timeZone` an
+ * IANA name `Intl` knows (kept in its canonical spelling). Turning sign-in off takes a step-up.
  */
 export function updateSettings(ctx: AccountContext, session: SessionRecord, input: unknown): Outcome<AccountSettings> {
   const full = requireFullSession(session);
@@ -59,21 +60,30 @@ export function updateSettings(ctx: AccountContext, session: SessionRecord, inpu
     sessionDays: s?.sessionDays ?? current.sessionDays,
     idleDays: s?.idleDays ?? current.idleDays,
   };
+  const timeZone = s?.timeZone === undefined ? current.timeZone : canonicalTimeZone(s.timeZone);
   if (
     typeof next.signInRequired !== "boolean" ||
     !isDays(next.sessionDays, MAX_SESSION_DAYS) ||
-    !isDays(next.idleDays, next.sessionDays as number)
+    !isDays(next.idleDays, next.sessionDays as number) ||
+    timeZone === null
   ) {
-    return fail(accountError("bad-settings", `signInRequired is true or false; sessionDays a whole number from 1 to ${MAX_SESSION_DAYS}; idleDays from 1 to sessionDays`));
+    return fail(
+      accountError(
+        "bad-settings",
+        `signInRequired is true or false; sessionDays a whole number from 1 to ${MAX_SESSION_DAYS}; idleDays from 1 to sessionDays; timeZone an IANA time zone such as Europe/Paris`,
+      ),
+    );
   }
   if (current.signInRequired && !next.signInRequired) {
     if (!ctx.loopback) return fail(accountError("bad-settings", "sign-in can be turned off only while the node listens on loopback (127.0.0.1 or ::1): anyone who reaches it otherwise would be you"));
     const allowed = requireStepUp(ctx, session);
     if (!allowed.ok) return allowed;
   }
-  const settled = next as AccountSettings;
+  const settled = { ...next, timeZone } as AccountSettings;
   ctx.store.atomically(() => {
     ctx.store.updateSettings(settled);
+    // Only a zone the person gave is kept: one never chosen goes on following the machine's.
+    if (s?.timeZone !== undefined) ctx.store.setTimeZone(timeZone);
     if (settled.signInRequired) endSignInOffSession(ctx);
   });
   return ok(settled);

@@ -32,6 +32,11 @@ export interface TenantRead {
   contract(namespace: string): ActiveSchema;
 }
 
+/** A did's tenants (owner or member), by handle, with the tenant's did; `owner` is 1 when one of its roles is owner. */
+const MEMBERSHIPS = `SELECT t.handle, t.did, MAX(r.role = 'owner') AS owner
+  FROM tenant_roles r JOIN tenants t ON t.handle = r.tenant
+  WHERE r.did = ? GROUP BY t.handle ORDER BY t.handle`;
+
 export class PersonReader {
   readonly #deps: PersonReaderDeps;
 
@@ -73,6 +78,16 @@ export class PersonReader {
         return active;
       };
       return fn({ db, tenant: handle, roles, contract });
+    });
+  }
+
+  /** The tenants the person is an owner or member of, by handle: each tenant's own did, and whether the person owns it. */
+  memberships(): { handle: string; did: string; owner: boolean }[] {
+    const did = this.did();
+    const store = this.#deps.store;
+    return store.read(() => {
+      const rows = store.prepare(MEMBERSHIPS).all(did) as { handle: string; did: string; owner: number | bigint }[];
+      return rows.map((r) => ({ handle: r.handle, did: r.did, owner: Number(r.owner) === 1 }));
     });
   }
 

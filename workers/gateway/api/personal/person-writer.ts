@@ -2,12 +2,14 @@
  * @module The node writes as the person: an `/api` write that changes a record becomes a command
  * signed with the person's key (opened from its sealed form once, then kept in memory) and sent to
  * the engine like any command on `/v1` — the same checks, the contract's `authorize` with the
- * person as `context.signer`, history, a signed receipt. Nothing here decides: the contract does.
+ * person as `context.signer`, history, a signed receipt. A preview is the same signed command,
+ * decided by the engine and never committed. Nothing here decides: the contract does.
  */
 import { randomUUID } from "node:crypto";
-import { type KeyPair, signCommand } from "../../../../shared/identity/index.ts";
+import { ChannelError } from "../../../../shared/channel/messages.ts";
+import { type KeyPair, parseCommand, signCommand } from "../../../../shared/identity/index.ts";
 import { problem } from "../../../../shared/problem.ts";
-import type { SignedCommandAnswer } from "../../../../shared/protocol/engine.ts";
+import type { PreviewAnswer, SignedCommandAnswer } from "../../../../shared/protocol/engine.ts";
 import { type CommandRouteDeps, submit } from "../../routes/commands.ts";
 
 /** One write, as a route asks for it; `tenant` defaults to the personal tenant. */
@@ -27,6 +29,8 @@ export interface PersonWriterDeps extends CommandRouteDeps {
   readonly personalTenant: () => string | null;
 }
 
+const NOT_SET_UP = problem(409, "not-set-up", "the node has no account yet");
+
 /** Signs and submits writes as the person. */
 export class PersonWriter {
   readonly #deps: PersonWriterDeps;
@@ -43,19 +47,45 @@ export class PersonWriter {
 
   /** The engine's answer to `write` signed as the person: a receipt, or a problem. */
   async act(write: PersonWrite): Promise<SignedCommandAnswer> {
+    const signed = this.#sign(write, write.idempotencyKey ?? `api-${randomUUID()}`);
+    if (signed === null) return { kind: "problem", problem: NOT_SET_UP };
+    return submit(this.#deps, signed.jws, signed.tenant, write.namespace, write.action);
+  }
+
+  /**
+   * The engine's preview of `write` signed as the person: what it would decide now (the state it
+   * would leave, or the contract's refusal), or a problem; nothing is written. Its idempotency key
+   * is fresh and never stored, so a preview never stands in for a later command.
+   */
+  async preview(write: Omit<PersonWrite, "idempotencyKey">): Promise<PreviewAnswer> {
+    const signed = this.#sign(write, `preview-${randomUUID()}`);
+    if (signed === null) return { kind: "problem", problem: NOT_SET_UP };
+    const verified = parseCommand(signed.jws, { now: this.#deps.now(), path: { tenant: signed.tenant, namespace: write.namespace, action: write.action } });
+    if (!verified.ok) return { kind: "problem", problem: verified.error };
+    const { payload, signer, digest } = verified.value;
+    try {
+      return await this.#deps.engine.request("preview", { jws: signed.jws, digest, signer, payload });
+    } catch (error) {
+      if (error instanceof ChannelError) return { kind: "problem", problem: problem(503, "engine-unavailable", "the engine is restarting; preview again") };
+      throw error;
+    }
+  }
+
+  /** `write` as a command signed by the person in its tenant (the personal one by default); null before set-up. */
+  #sign(write: Omit<PersonWrite, "idempotencyKey">, idempotencyKey: string): { jws: string; tenant: string } | null {
     const key = this.#keyPair();
     const tenant = write.tenant ?? this.#deps.personalTenant();
-    if (key === null || tenant === null) return { kind: "problem", problem: problem(409, "not-set-up", "the node has no account yet") };
+    if (key === null || tenant === null) return null;
     const payload = {
       tenant,
       namespace: write.namespace,
       action: write.action,
       subject: write.subject,
       args: write.args,
-      idempotencyKey: write.idempotencyKey ?? `api-${randomUUID()}`,
+      idempotencyKey,
       issuedAt: new Date(this.#deps.now()).toISOString(),
     };
-    return submit(this.#deps, signCommand(key, payload), tenant, write.namespace, write.action);
+    return { jws: signCommand(key, payload), tenant };
   }
 
   #keyPair(): KeyPair | null {

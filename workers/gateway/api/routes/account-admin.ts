@@ -10,8 +10,9 @@
  * - `POST /api/account/passkey/begin {}` → `{options}`; `…/passkey/finish {response, label?}` → `201` the passkey
  *   (step-up, or the recovery sign-in, which ends there)
  * - `DELETE /api/account/passkey/{id}` → `204` (step-up; the last one: `409 last-passkey`)
- * - `GET`/`PUT /api/account/settings` `{signInRequired, sessionDays, idleDays}` → the same and `loopback` (whether the
- *   node listens on loopback only: sign-in can be turned off, and is honoured off, only then)
+ * - `GET`/`PUT /api/account/settings` `{signInRequired, sessionDays, idleDays, timeZone}` → the same and `loopback` (whether the
+ *   node listens on loopback only: sign-in can be turned off, and is honoured off, only then); `timeZone` is an IANA
+ *   name (the machine's zone until the person sets one)
  * - `GET /api/account/recovery` → `{codesLeft, createdAt}`; `POST …/recovery/regenerate {}` → `{recoveryCodes}` (step-up);
  *   `POST …/recovery/use {code}` → `{account, scope: "recovery"}` and a short session that may only add a passkey
  */
@@ -77,7 +78,7 @@ export function mountAccountAdminRoutes(api: Hono<ApiEnv>, deps: AccountRouteDep
   });
 
   api.put("/api/account/settings", async (c) => {
-    const body = await jsonBody(c, ["signInRequired", "sessionDays", "idleDays"]);
+    const body = await jsonBody(c, ["signInRequired", "sessionDays", "idleDays", "timeZone"]);
     return respond(c, deps, account.updateSettings(sessionOf(c), body), (settings) => c.json({ ...settings, loopback: account.context.loopback }));
   });
 

@@ -12,7 +12,8 @@
  * ```
  *
  * `events.after` is the cursor to open `/api/events?after=…` with: nothing committed up to this
- * answer is missed or sent twice. A count the node cannot know yet is `null` (no tasks contract
+ * answer is missed or sent twice. `tasksDue` counts the open tasks due today or before, in the
+ * person's time zone. A count the node cannot know yet is `null` (no tasks contract
  * installed, no approvals kept); `model.configured` is false until a model connection is set.
  */
 import type { Hono } from "hono";
@@ -21,9 +22,17 @@ import type { AdminRequests } from "../../../../shared/protocol/admin.ts";
 import type { SocketLink } from "../../../../shared/worker/socket-link.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
 import { accountView, type AccountRouteDeps } from "./account-deps.ts";
+import { waitingApprovals } from "../approvals/approval-records.ts";
+import type { PersonReader } from "../personal/person-reader.ts";
+import { tasksDue } from "../tasks/task-reads.ts";
+import { localDay } from "../time-zone.ts";
 
 /** What the bootstrap answer is read from. */
 export interface BootstrapDeps extends AccountRouteDeps {
+  /** Reads the person's records (the counts). */
+  readonly reader: PersonReader;
+  /** The clock: which day it is for the person (tasks due). */
+  readonly now: () => number;
   readonly admin: Pick<SocketLink<AdminRequests>, "request">;
   /** The node's version. */
   readonly version: string;
@@ -44,7 +53,7 @@ export function mountBootstrapRoute(api: Hono<ApiEnv>, deps: BootstrapDeps): voi
       account: accountView(deps, session),
       person: { did: person.did },
       tenant: person.tenant === null ? null : await tenantView(deps, person.tenant),
-      counts: { tasksDue: null, approvalsWaiting: null },
+      counts: { tasksDue: dueCount(deps), approvalsWaiting: person.tenant === null ? null : waitingApprovals(deps.reader) },
       model: { configured: false },
       node: { version: deps.version, update: { mode: "off", state: "idle", available: null } },
       events: { after: String(after) },
@@ -63,4 +72,10 @@ async function tenantView(deps: BootstrapDeps, handle: string) {
       ? contracts.value.filter((row) => row.status === "active").map((row) => ({ namespace: row.namespace, version: row.version, artifact: row.artifact, installedAt: row.installedAt }))
       : [],
   };
+}
+
+/** Open tasks due today or before, in the person's time zone (null without `std.tasks`). */
+function dueCount(deps: BootstrapDeps): number | null {
+  const zone = deps.account.settings()?.timeZone;
+  return zone === undefined ? null : tasksDue(deps.reader, zone, localDay(deps.now(), zone));
 }

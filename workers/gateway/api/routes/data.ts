@@ -1,49 +1,68 @@
 /**
- * @module `POST /api/data/act` `{tenant?, namespace, action, subject, args, idempotencyKey?}`: one
- * action of any installed contract, signed by the node as the signed-in person (the personal
- * tenant unless `tenant` names another) and decided by the contract → the receipt, as `/v1`
- * answers a command: `200 {receipt, jws}` accepted, `422` refused (with the reason), or a problem
- * (`404` no such tenant, namespace or action; `400` arguments the action does not take).
+ * @module The back office's generic record routes, for any installed contract of a tenant the
+ * person owns or is a member of (the personal tenant unless `tenant` names another):
+ *
+ * ```
+ * POST /api/data/act     {tenant?, namespace, action, subject, args, idempotencyKey?} → 200 {receipt, jws} | 422 (refused)
+ * POST /api/data/preview {tenant?, namespace, action, subject, args}                  → 200 {outcome: "accepted", state} | 200 {outcome: "refused", reason}
+ * POST /api/data/query   {tenant?, namespace, query, params}                          → 200 {rows, artifact}
+ * ```
+ *
+ * An action is signed by the node as the signed-in person and decided by the contract; a preview
+ * is the same signed command decided by the engine and never committed (no history, no state, no
+ * idempotency key, no `/api/events` frame). A query is a declared query, read as the person.
+ * Problems: `403` a tenant that is not the person's (an action needs the person to be an owner,
+ * member or delegate of it; a query, an owner or member), `404` no such tenant, namespace, action
+ * or query, `400` arguments or parameters the contract does not take.
  */
 import type { Hono } from "hono";
-import { HttpProblem, problem } from "../../../../shared/problem.ts";
-import { receiptBody } from "../../routes/commands.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
+import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { jsonBody } from "../request-body.ts";
-import { problemResponse } from "../../problem-response.ts";
-
-/** Longest tenant, namespace or action name accepted (the engine's own limits are tighter). */
-const NAME_MAX = 128;
+import { commandResponse, previewResponse, requireKnown } from "./data-answers.ts";
+import { nameField, objectField, stringField, tenantField } from "./data-input.ts";
 
 /** Mounts the data routes. */
-export function mountDataRoutes(api: Hono<ApiEnv>, deps: { readonly writer: PersonWriter }): void {
+export function mountDataRoutes(api: Hono<ApiEnv>, deps: { readonly writer: PersonWriter; readonly reader: PersonReader; readonly now: () => number }): void {
+  const { writer, reader } = deps;
+
   api.post("/api/data/act", async (c) => {
     sessionOf(c);
     const body = await jsonBody(c, ["tenant", "namespace", "action", "subject", "args", "idempotencyKey"]);
-    const tenant = body.tenant === undefined ? undefined : name(body.tenant, "tenant");
-    const args = body.args === undefined ? {} : body.args;
-    if (typeof args !== "object" || args === null || Array.isArray(args)) throw bad("args", "args must be a JSON object");
-    if (body.idempotencyKey !== undefined && typeof body.idempotencyKey !== "string") throw bad("idempotencyKey", "idempotencyKey must be a string");
-    if (typeof body.subject !== "string") throw bad("subject", "subject must be a string");
-    const answer = await deps.writer.act({
-      ...(tenant === undefined ? {} : { tenant }),
-      namespace: name(body.namespace, "namespace"),
-      action: name(body.action, "action"),
-      subject: body.subject,
-      args: args as Record<string, unknown>,
-      ...(body.idempotencyKey === undefined ? {} : { idempotencyKey: body.idempotencyKey }),
-    });
-    if (answer.kind === "problem") return problemResponse(c, answer.problem);
-    return c.body(receiptBody(answer.jws), answer.outcome === "accepted" ? 200 : 422, { "content-type": "application/json" });
+    const write = actionOf(body);
+    const idempotencyKey = body.idempotencyKey === undefined ? undefined : stringField(body.idempotencyKey, "idempotencyKey");
+    requireKnown(reader, write.tenant, deps.now());
+    return commandResponse(c, await writer.act({ ...write, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) }));
+  });
+
+  api.post("/api/data/preview", async (c) => {
+    sessionOf(c);
+    const write = actionOf(await jsonBody(c, ["tenant", "namespace", "action", "subject", "args"]));
+    requireKnown(reader, write.tenant, deps.now());
+    return previewResponse(c, await writer.preview(write));
+  });
+
+  api.post("/api/data/query", async (c) => {
+    sessionOf(c);
+    const body = await jsonBody(c, ["tenant", "namespace", "query", "params"]);
+    const tenant = tenantField(body.tenant);
+    const namespace = nameField(body.namespace, "namespace");
+    const query = nameField(body.query, "query");
+    const params = objectField(body.params, "params");
+    const { rows, artifact } = reader.query(tenant, namespace, query, params);
+    return c.json({ rows, artifact });
   });
 }
 
-function name(value: unknown, field: string): string {
-  if (typeof value !== "string" || value.length === 0 || value.length > NAME_MAX) throw bad(field, `${field} must be a name of 1 to ${NAME_MAX} characters`);
-  return value;
-}
-
-function bad(field: string, detail: string): HttpProblem {
-  return new HttpProblem(problem(400, "malformed-body", detail, [{ pointer: `#/${field}`, detail }]));
+/** The action a body asks for: tenant (absent: the personal one), namespace, action, subject, args. */
+function actionOf(body: { tenant?: unknown; namespace?: unknown; action?: unknown; subject?: unknown; args?: unknown }) {
+  const tenant = tenantField(body.tenant);
+  return {
+    ...(tenant === undefined ? {} : { tenant }),
+    namespace: nameField(body.namespace, "namespace"),
+    action: nameField(body.action, "action"),
+    subject: stringField(body.subject, "subject"),
+    args: objectField(body.args, "args"),
+  };
 }

@@ -1,0 +1,117 @@
+/**
+ * @module The person's approvals, records of `std.approvals` in the personal tenant
+ * (contracts/std/node/approvals.charter.md): how they are named, read and shown, and their
+ * decisions signed as the person. What may be decided, and when, is the contract's.
+ */
+import { randomBytes } from "node:crypto";
+import { type Receipt, receiptOf } from "../../../../shared/identity/index.ts";
+import { HttpProblem, type Problem, problem } from "../../../../shared/problem.ts";
+import type { PersonReader } from "../personal/person-reader.ts";
+import type { PersonWrite, PersonWriter } from "../personal/person-writer.ts";
+
+export const APPROVALS = "std.approvals";
+export const APPROVAL = "Approval";
+
+/** The statuses a listing may ask for, and the contract's enum value of each. */
+export const STATUS_VALUES = { waiting: "Waiting", approved: "Approved", denied: "Denied" } as const;
+export type ApprovalStatus = keyof typeof STATUS_VALUES;
+
+/** An approval as `/api` answers it (the payload only when one approval is read). */
+export interface ApprovalView {
+  readonly id: string;
+  readonly kind: string;
+  readonly summary: string;
+  readonly status: ApprovalStatus;
+  readonly sensitive: boolean;
+  readonly digest: string;
+  readonly target: string;
+  readonly requestedBy: string | null;
+  readonly requestedAt: string | null;
+  readonly decidedBy: string | null;
+  readonly decidedAt: string | null;
+  readonly payload?: string;
+}
+
+/** A command the contract accepted: its receipt, and the receipt's JWS signed by the node. */
+export interface Signed {
+  readonly receipt: Receipt;
+  readonly jws: string;
+}
+
+/** A fresh approval id: `apv-`, the time (base 36, fixed width, so ids sort by when they were asked) and 48 random bits. */
+export function approvalId(now: number): string {
+  return `apv-${Math.max(0, Math.floor(now)).toString(36).padStart(9, "0")}-${randomBytes(6).toString("hex")}`;
+}
+
+/** A row of the contract's queries, or a record's state with its subject, as the view. */
+export function approvalView(id: string, row: Record<string, unknown>, withPayload = false): ApprovalView {
+  return {
+    id,
+    kind: String(row.kind),
+    summary: String(row.summary),
+    status: statusOf(row.status),
+    sensitive: row.sensitive === true,
+    digest: String(row.digest),
+    target: String(row.target),
+    requestedBy: typeof row.requested_by === "string" ? row.requested_by : null,
+    requestedAt: timeOf(row.requested_at),
+    decidedBy: typeof row.decided_by === "string" ? row.decided_by : null,
+    decidedAt: timeOf(row.decided_at),
+    ...(withPayload ? { payload: String(row.payload) } : {}),
+  };
+}
+
+/** The stored approval `id` of the personal tenant, with its payload; `404` when there is none. */
+export function readApproval(reader: PersonReader, id: string): ApprovalView {
+  const found = reader.record(undefined, APPROVALS, APPROVAL, id);
+  if (found === null) throw new HttpProblem(problem(404, "not-found", `no approval '${id.slice(0, 128)}'`));
+  return approvalView(id, found.state, true);
+}
+
+/** Whether approving it needs a fresh step-up: it says so, and an install always does (node.md "/api conventions"). */
+export function needsStepUp(approval: Pick<ApprovalView, "kind" | "sensitive">): boolean {
+  return approval.sensitive || approval.kind === "install";
+}
+
+/** How many approvals wait for the person; null before set-up or while the contract is not installed. */
+export function waitingApprovals(reader: PersonReader): number | null {
+  try {
+    const { rows } = reader.query(undefined, APPROVALS, "WaitingCount", {});
+    return Number(rows[0]?.n ?? 0);
+  } catch (error) {
+    if (error instanceof HttpProblem && (error.problem.status === 404 || error.problem.status === 409)) return null;
+    throw error;
+  }
+}
+
+/**
+ * Signs `write` of `std.approvals` as the person and answers the accepted receipt. Anything else is
+ * thrown: the engine's problem as it is, a refusal as `422 refused` with the reason's code, the
+ * receipt and its JWS (deciding an approval twice is such a refusal).
+ */
+export async function signApproval(writer: PersonWriter, write: Omit<PersonWrite, "namespace">): Promise<Signed> {
+  const answer = await writer.act({ ...write, namespace: APPROVALS });
+  if (answer.kind === "problem") throw new HttpProblem(answer.problem);
+  const receipt = receiptOf(answer.jws);
+  if (answer.outcome === "accepted") return { receipt, jws: answer.jws };
+  const reason = receipt.reason;
+  const refused: Problem & Signed = {
+    ...problem(422, "refused", `${APPROVALS} refused ${write.action}: ${reason?.message ?? "no reason recorded"}`),
+    ...(reason === null ? {} : { reason: reason.code }),
+    receipt,
+    jws: answer.jws,
+  };
+  throw new HttpProblem(refused);
+}
+
+function statusOf(value: unknown): ApprovalStatus {
+  const found = (Object.keys(STATUS_VALUES) as ApprovalStatus[]).find((k) => STATUS_VALUES[k] === value);
+  if (found === undefined) throw new Error(`an approval has the status ${String(value)}, which no accepted command leaves`);
+  return found;
+}
+
+/** A `context.time` (ms) as RFC 3339; 0 (never set) as null. */
+function timeOf(value: unknown): string | null {
+  const ms = Number(value);
+  return Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : null;
+}
