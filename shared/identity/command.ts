@@ -49,8 +49,8 @@ const SUBJECT = /^[A-Za-z0-9._:-]{1,128}$/;
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,128}$/;
 
 /** Verify a compact JWS command posted to `path` at time `now` (epoch ms). Never throws for any input. */
-export function parseCommand(compact: unknown, options: { readonly now: number; readonly path: CommandPath }): Result<VerifiedCommand, Problem> {
-  const envelope = openEnvelope(compact, COMMAND_TYP);
+export function parseCommand(compact: unknown, options: { readonly now: number; readonly path: CommandPath; readonly signedHere?: boolean }): Result<VerifiedCommand, Problem> {
+  const envelope = openEnvelope(compact, COMMAND_TYP, { signedHere: options.signedHere === true });
   if (!envelope.ok) return envelope;
   const { header, fields, signer, digest } = envelope.value;
 

@@ -22,9 +22,9 @@ export interface Envelope {
 }
 
 /** Verify `compact` as a JWS of media type `typ` whose payload is a JSON object. */
-export function openEnvelope(compact: unknown, typ: string): Result<Envelope, Problem> {
+export function openEnvelope(compact: unknown, typ: string, options: { readonly signedHere?: boolean } = {}): Result<Envelope, Problem> {
   if (typeof compact !== "string") return fail(problem(400, "malformed-jws", "the signed request must be a compact JWS string"));
-  const verified = verifyJws(compact, { typ });
+  const verified = verifyJws(compact, { typ, signedHere: options.signedHere === true });
   if (!verified.ok) return fail(problem(400, verified.error.code, verified.error.message));
   let fields: unknown;
   try {

@@ -69,6 +69,18 @@ describe("compact JWS (EdDSA, libsodium)", () => {
     rejects(`${base64urlEncode(JSON.stringify({ alg: "EdDSA", kid: bob.did }))}.${payload}.${signature}`, "bad-signature");
   });
 
+  it("signedHere skips only the signature check: its form, header and kid are still checked", () => {
+    const foreign = signJws({ kid: alice.did, typ: "example+jws" }, "{}", bob.secretKey);
+    assert.equal(verifyJws(foreign, { typ: "example+jws" }).ok, false);
+    const here = verifyJws(foreign, { typ: "example+jws", signedHere: true });
+    assert.ok(here.ok);
+    assert.equal(here.value.signer, alice.did);
+    assert.equal(verifyJws(foreign, { typ: "other+jws", signedHere: true }).ok, false, "typ");
+    const [, payload, signature] = foreign.split(".");
+    assert.equal(verifyJws(`${base64urlEncode(JSON.stringify({ alg: "EdDSA", kid: "nobody" }))}.${payload}.${signature}`, { signedHere: true }).ok, false, "kid");
+    assert.equal(verifyJws(`${foreign}x`, { signedHere: true }).ok, false, "form");
+  });
+
   it("accepts a kid written as the DID URL did:key:X#X, and reports the bare did:key", () => {
     const fragment = alice.did.slice("did:key:".length);
     const result = verifyJws(signJws({ kid: `${alice.did}#${fragment}` }, "{}", alice.secretKey));

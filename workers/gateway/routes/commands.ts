@@ -31,8 +31,8 @@ export interface CommandListenerDeps extends CommandRouteDeps {
 }
 
 /** Sends a verified command to the engine; an engine that went away mid-request is a 503. The receipt comes back signed by the node. */
-export async function submit(deps: CommandRouteDeps, jws: string, tenant: string, namespace: string, action: string): Promise<SignedCommandAnswer> {
-  const verified = parseCommand(jws, { now: deps.now(), path: { tenant, namespace, action } });
+export async function submit(deps: CommandRouteDeps, jws: string, tenant: string, namespace: string, action: string, options: { readonly signedHere?: boolean } = {}): Promise<SignedCommandAnswer> {
+  const verified = parseCommand(jws, { now: deps.now(), path: { tenant, namespace, action }, signedHere: options.signedHere === true });
   if (!verified.ok) return { kind: "problem", problem: verified.error };
   const { payload, signer, digest } = verified.value;
   try {

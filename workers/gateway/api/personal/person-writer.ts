@@ -49,7 +49,8 @@ export class PersonWriter {
   async act(write: PersonWrite): Promise<SignedCommandAnswer> {
     const signed = this.#sign(write, write.idempotencyKey ?? `api-${randomUUID()}`);
     if (signed === null) return { kind: "problem", problem: NOT_SET_UP };
-    return submit(this.#deps, signed.jws, signed.tenant, write.namespace, write.action);
+    // Signed just now with the key held here: its signature is not checked again (the payload is).
+    return submit(this.#deps, signed.jws, signed.tenant, write.namespace, write.action, { signedHere: true });
   }
 
   /**
@@ -60,7 +61,7 @@ export class PersonWriter {
   async preview(write: Omit<PersonWrite, "idempotencyKey">): Promise<PreviewAnswer> {
     const signed = this.#sign(write, `preview-${randomUUID()}`);
     if (signed === null) return { kind: "problem", problem: NOT_SET_UP };
-    const verified = parseCommand(signed.jws, { now: this.#deps.now(), path: { tenant: signed.tenant, namespace: write.namespace, action: write.action } });
+    const verified = parseCommand(signed.jws, { now: this.#deps.now(), path: { tenant: signed.tenant, namespace: write.namespace, action: write.action }, signedHere: true });
     if (!verified.ok) return { kind: "problem", problem: verified.error };
     const { payload, signer, digest } = verified.value;
     try {
