@@ -4,23 +4,9 @@
  * process timed out or failed — one line saying so.
  */
 import type { ChildOutcome } from "../../shared/node-child.ts";
+import type { StepReport } from "../../shared/protocol/workbench.ts";
 
-export interface StepReport {
-  readonly step: number;
-  readonly action: string;
-  readonly subject: string;
-  readonly signer: string;
-  readonly pid: number | null;
-  readonly outcome: "accepted" | "refused" | "rejected" | "timeout" | "failed";
-  /** The subject's public state after the step (accepted or refused). */
-  readonly state?: Record<string, unknown>;
-  /** Why a command was refused (the receipt's reason). */
-  readonly reason?: unknown;
-  /** A command that was not accepted as a command at all: its problem document. */
-  readonly problem?: unknown;
-  /** Why a step timed out or failed, in one line. */
-  readonly error?: string;
-}
+export type { StepReport };
 
 /** Which step ran, as every report names it. */
 export type StepHeading = Pick<StepReport, "step" | "action" | "subject" | "signer">;

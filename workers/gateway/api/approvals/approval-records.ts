@@ -4,10 +4,12 @@
  * decisions signed as the person. What may be decided, and when, is the contract's.
  */
 import { randomBytes } from "node:crypto";
-import { type Receipt, receiptOf } from "../../../../shared/identity/index.ts";
-import { HttpProblem, type Problem, problem } from "../../../../shared/problem.ts";
+import { HttpProblem, problem } from "../../../../shared/problem.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWrite, PersonWriter } from "../personal/person-writer.ts";
+import { type Signed, signedWrite } from "../personal/signed-write.ts";
+
+export type { Signed };
 
 export const APPROVALS = "std.approvals";
 export const APPROVAL = "Approval";
@@ -30,12 +32,6 @@ export interface ApprovalView {
   readonly decidedBy: string | null;
   readonly decidedAt: string | null;
   readonly payload?: string;
-}
-
-/** A command the contract accepted: its receipt, and the receipt's JWS signed by the node. */
-export interface Signed {
-  readonly receipt: Receipt;
-  readonly jws: string;
 }
 
 /** A fresh approval id: `apv-`, the time (base 36, fixed width, so ids sort by when they were asked) and 48 random bits. */
@@ -89,19 +85,8 @@ export function waitingApprovals(reader: PersonReader): number | null {
  * thrown: the engine's problem as it is, a refusal as `422 refused` with the reason's code, the
  * receipt and its JWS (deciding an approval twice is such a refusal).
  */
-export async function signApproval(writer: PersonWriter, write: Omit<PersonWrite, "namespace">): Promise<Signed> {
-  const answer = await writer.act({ ...write, namespace: APPROVALS });
-  if (answer.kind === "problem") throw new HttpProblem(answer.problem);
-  const receipt = receiptOf(answer.jws);
-  if (answer.outcome === "accepted") return { receipt, jws: answer.jws };
-  const reason = receipt.reason;
-  const refused: Problem & Signed = {
-    ...problem(422, "refused", `${APPROVALS} refused ${write.action}: ${reason?.message ?? "no reason recorded"}`),
-    ...(reason === null ? {} : { reason: reason.code }),
-    receipt,
-    jws: answer.jws,
-  };
-  throw new HttpProblem(refused);
+export function signApproval(writer: PersonWriter, write: Omit<PersonWrite, "namespace">): Promise<Signed> {
+  return signedWrite(writer, { ...write, namespace: APPROVALS });
 }
 
 function statusOf(value: unknown): ApprovalStatus {

@@ -23,9 +23,10 @@ import { HttpProblem, type Problem, problem } from "../../../../shared/problem.t
 import { problemResponse } from "../../problem-response.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
 import { panelSpecs } from "../dashboards/dashboard-panels.ts";
-import { type DashboardAnswer, Dashboards, DASHBOARDS } from "../dashboards/dashboards.ts";
+import { type DashboardAnswer, Dashboards } from "../dashboards/dashboards.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
+import { refusedProblem } from "../personal/signed-write.ts";
 import { jsonBody } from "../request-body.ts";
 
 /** What the dashboard routes need; `dashboards` is the node's (shared with its scheduler), else one of their own. */
@@ -82,13 +83,8 @@ function answer(c: Context<ApiEnv>, a: DashboardAnswer, status: 200 | 201): Resp
   switch (a.kind) {
     case "done":
       return c.json({ ...a.dashboard, receipt: receiptOf(a.jws), jws: a.jws }, status);
-    case "refused": {
-      const receipt = receiptOf(a.jws);
-      const reason = receipt.reason;
-      const refused = problem(422, "refused", `${DASHBOARDS} refused ${receipt.action}: ${reason?.message ?? "no reason recorded"}`);
-      const body: Problem & { readonly receipt: Receipt; readonly jws: string } = { ...refused, ...(reason === null ? {} : { reason: reason.code }), receipt, jws: a.jws };
-      return problemResponse(c, body);
-    }
+    case "refused":
+      return problemResponse(c, refusedProblem(a.jws));
     case "failed": {
       // The failure was recorded: the problem carries that command's receipt.
       const body: Problem & { readonly receipt: Receipt; readonly jws: string } = { ...a.problem, receipt: receiptOf(a.jws), jws: a.jws };

@@ -1,6 +1,6 @@
 /**
- * @module How the record routes answer what the engine said: a command's receipt as `/v1` answers
- * it (`200 {receipt, jws}` accepted, `422` refused, with the reason), a preview as node.md's
+ * @module How the record routes answer what the engine said: a command's receipt (`200 {receipt,
+ * jws}` accepted; refused, the `422 refused` problem every `/api` write answers, with the receipt), a preview as node.md's
  * `{outcome, state | reason}`, and a problem as its document. Also the membership checks the
  * routes make before they sign anything, so a tenant the person does not belong to is `403`.
  */
@@ -11,11 +11,13 @@ import type { PreviewAnswer, SignedCommandAnswer } from "../../../../shared/prot
 import { problemResponse } from "../../problem-response.ts";
 import { receiptBody } from "../../routes/commands.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
+import { refusedProblem } from "../personal/signed-write.ts";
 
-/** The answer to a command: its receipt, `200` accepted or `422` refused; or its problem. */
+/** The answer to a command: `200 {receipt, jws}` accepted, the `422 refused` problem (with the receipt) refused; or its problem. */
 export function commandResponse(c: Context, answer: SignedCommandAnswer): Response {
   if (answer.kind === "problem") return problemResponse(c, answer.problem);
-  return c.body(receiptBody(answer.jws), answer.outcome === "accepted" ? 200 : 422, { "content-type": "application/json" });
+  if (answer.outcome !== "accepted") return problemResponse(c, refusedProblem(answer.jws));
+  return c.body(receiptBody(answer.jws), 200, { "content-type": "application/json" });
 }
 
 /** The answer to a preview: `200 {outcome: "accepted", state}` or `200 {outcome: "refused", reason}`; or its problem. */

@@ -16,7 +16,7 @@ import { receiptJsonOf } from "../../../../shared/identity/index.ts";
 import type { Logger } from "../../../../shared/log.ts";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
 import { problemResponse } from "../../problem-response.ts";
-import { receiptBody } from "../../routes/commands.ts";
+import { refusedProblem } from "../personal/signed-write.ts";
 import type { AccountCeremonies } from "../account/ceremonies.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
 import { type Admin, ask } from "../identities/identity-admin.ts";
@@ -86,7 +86,7 @@ export function mountIdentityListRoutes(api: Hono<ApiEnv>, deps: IdentityRouteDe
     await requireFree(deps.admin, handle);
     const registered = await register(deps.writer, handle, kind, name);
     if (registered.kind === "problem") return problemResponse(c, registered.problem);
-    if (registered.outcome !== "accepted") return c.body(receiptBody(registered.jws), 422, { "content-type": "application/json" });
+    if (registered.outcome !== "accepted") return problemResponse(c, refusedProblem(registered.jws));
     try {
       await ask(deps.admin, "tenant-create", { handle, owners: [person], by: person }, { bad_handle: "handle" });
     } catch (error) {

@@ -1,79 +1,13 @@
 /**
  * @module What the routes of the person's kept records (`/api/memory`, `/api/rules`,
- * `/api/persona`) share: a write signed as the person whose refusal is a problem document carrying
- * the receipt, fresh subjects for new records, a record's commit times read from its history, and
+ * `/api/persona`) share: fresh subjects for new records, a record's commit times read from its history, and
  * deleting a kept record (itself an action of its contract, so history keeps that it happened).
  */
 import { randomBytes } from "node:crypto";
-import { type Receipt, receiptOf } from "../../../../shared/identity/index.ts";
-import { HttpProblem, type Problem, problem } from "../../../../shared/problem.ts";
+import { HttpProblem, problem } from "../../../../shared/problem.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
-import type { PersonWrite, PersonWriter } from "../personal/person-writer.ts";
-
-/** A write the contract accepted: its receipt, and the receipt's JWS signed by the node. */
-export interface Signed {
-  readonly receipt: Receipt;
-  readonly jws: string;
-}
-
-/** A refusal as a problem document: `422 refused`, the reason's code, the receipt and its JWS. */
-export type RefusedProblem = Problem & Signed;
-
-/**
- * Signs `write` as the person and answers the accepted receipt. Anything else is thrown: the
- * engine's problem (404 unknown namespace, 400 bad arguments, …) with its `#/args/NAME` pointers
- * turned into the request body's (`fields` maps an argument to the body field it came from, when
- * their names differ), a refusal as `422 refused` with `reason` (`text_too_long`,
- * `condition_failed`, …), the receipt and its JWS.
- */
-export async function signedWrite(writer: PersonWriter, write: PersonWrite, fields: Readonly<Record<string, string>> = {}): Promise<Signed> {
-  const answer = await writer.act(write);
-  if (answer.kind === "problem") throw new HttpProblem(bodyPointers(answer.problem, fields));
-  const receipt = receiptOf(answer.jws);
-  if (answer.outcome === "accepted") return { receipt, jws: answer.jws };
-  const reason = receipt.reason;
-  const refused: RefusedProblem = {
-    ...problem(422, "refused", `${write.namespace} refused ${write.action}: ${reason?.message ?? "no reason recorded"}`),
-    ...(reason === null ? {} : { reason: reason.code }),
-    receipt,
-    jws: answer.jws,
-  };
-  throw new HttpProblem(refused);
-}
-
-/**
- * Signs `writes` as the person, in order, so that a refusal leaves the records as they were: every
- * write after the first is previewed first (the engine decides it without recording it), and one
- * the contract would refuse is signed alone, so its refusal, with the receipt, is what is thrown
- * and nothing else is written. (Should the state change between the preview and the write, the
- * contract decides again; a write refused only then follows those already made.)
- */
-export async function signedWrites(writer: PersonWriter, writes: readonly PersonWrite[], fields: Readonly<Record<string, string>> = {}): Promise<Signed[]> {
-  const pending = [...writes];
-  const signed: Signed[] = [];
-  for (const write of writes.slice(1)) {
-    const preview = await writer.preview(write);
-    if (preview.kind === "problem") throw new HttpProblem(bodyPointers(preview.problem, fields));
-    if (preview.outcome === "accepted") continue;
-    signed.push(await signedWrite(writer, write, fields));
-    pending.splice(pending.indexOf(write), 1);
-  }
-  for (const write of pending) signed.push(await signedWrite(writer, write, fields));
-  return signed;
-}
-
-/** `p` with each `#/args/NAME` pointer of its errors naming the body's field instead. */
-function bodyPointers(p: Problem, fields: Readonly<Record<string, string>>): Problem {
-  if (p.errors === undefined) return p;
-  const errors = p.errors.map((e) => {
-    const pointer = (e as { pointer?: unknown }).pointer;
-    if (typeof pointer !== "string" || !pointer.startsWith("#/args/")) return e;
-    const [arg = "", ...rest] = pointer.slice("#/args/".length).split("/");
-    const field = Object.hasOwn(fields, arg) ? fields[arg] : arg;
-    return { ...e, pointer: ["#", field, ...rest].join("/") };
-  });
-  return { ...p, errors };
-}
+import type { PersonWriter } from "../personal/person-writer.ts";
+import { type Signed, signedWrite } from "../personal/signed-write.ts";
 
 /** A subject no record has yet: `prefix-` and 80 random bits in hex. */
 export function newSubject(prefix: string): string {

@@ -21,7 +21,8 @@ import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { jsonBody } from "../request-body.ts";
 import { FieldCheck } from "./field-check.ts";
-import { createdAt, deleteKept, type KeptRecord, newSubject, signedWrite } from "./kept-records.ts";
+import { createdAt, deleteKept, type KeptRecord, newSubject } from "./kept-records.ts";
+import { signedWrite } from "../personal/signed-write.ts";
 
 const NOTE: KeptRecord = { namespace: "std.memory", aggregate: "Note", noun: "note" };
 

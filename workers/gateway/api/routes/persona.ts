@@ -24,7 +24,8 @@ import type { PersonWriter } from "../personal/person-writer.ts";
 import { jsonBody } from "../request-body.ts";
 import { requireSteppedUp } from "../step-up.ts";
 import { FieldCheck } from "./field-check.ts";
-import { committedAt, signedWrite, signedWrites } from "./kept-records.ts";
+import { committedAt } from "./kept-records.ts";
+import { signedWrite, signedWrites } from "../personal/signed-write.ts";
 
 const NAMESPACE = "std.persona";
 const AGGREGATE = "Persona";

@@ -33,7 +33,7 @@ import { nextOccurrence, parseRepeat } from "../tasks/repeat-rule.ts";
 import { agendaRows, loadTask, STATUS_QUERIES, type StatusFilter, TASKS, taskPage } from "../tasks/task-reads.ts";
 import { BodyCheck, createArgs, dueArgs, updateArgs } from "../tasks/task-input.ts";
 import { dueDay, dueSecond, type TaskRow, type TaskState, taskView } from "../tasks/task-view.ts";
-import { type Signed, signedWrite } from "./kept-records.ts";
+import { type Signed, signedWrite } from "../personal/signed-write.ts";
 
 /** What the task routes need. */
 export interface TaskRouteDeps {

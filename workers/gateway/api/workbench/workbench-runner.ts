@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { LocatedError } from "../../../../contracts/artifact-wire.ts";
 import { runNodeChild } from "../../../../shared/node-child.ts";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
+import type { StepReport } from "../../../../shared/protocol/workbench.ts";
 
 // A path, not an import: the Workbench is the command line's (cli/workbench/); the gateway only starts it.
 const CHILD = fileURLToPath(new URL("../../../../cli/workbench/workbench-child.ts", import.meta.url));
@@ -22,19 +23,8 @@ export interface CheckStep {
   readonly signer?: string;
 }
 
-/** One step's report (cli/workbench/step-report.ts): the new state or the refusal, and the step's process id. */
-export interface StepOutcome {
-  readonly step: number;
-  readonly action: string;
-  readonly subject: string;
-  readonly signer: string;
-  readonly pid: number | null;
-  readonly outcome: "accepted" | "refused" | "rejected" | "timeout" | "failed";
-  readonly state?: Record<string, unknown>;
-  readonly reason?: unknown;
-  readonly problem?: unknown;
-  readonly error?: string;
-}
+/** One step's report: the new state or the refusal, and the step's process id. */
+export type StepOutcome = StepReport;
 
 /** A check's result: every step's report, or the contract's compile errors. */
 export type CheckResult =
