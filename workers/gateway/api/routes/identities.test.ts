@@ -41,7 +41,7 @@ function setUp(create: Create, registered: "accepted" | "refused" = "accepted") 
     act(write: PersonWrite): Promise<SignedCommandAnswer> {
       writes.push(write);
       const outcome = write.action === "Register" ? registered : "accepted";
-      return Promise.resolve({ kind: "receipt", jws: jwsOf({ outcome, action: write.action, subject: write.subject }), outcome, replayed: false });
+      return Promise.resolve({ kind: "receipt", jws: jwsOf({ outcome, namespace: write.namespace, action: write.action, subject: write.subject, reason: outcome === "refused" ? { code: "text_too_long", message: "name is over 200 characters" } : null }), outcome, replayed: false });
     },
   };
   const reader = { did: () => PERSON, personalTenant: () => "ada" };
