@@ -180,7 +180,7 @@ describe("the Workbench and approvals over /api", () => {
     await waitFor("the throwaway node", () => (leftovers().length > was.length ? true : undefined), 30_000);
     gone.abort();
     await assert.rejects(request);
-    await waitFor("the throwaway directory to go", () => (JSON.stringify(leftovers()) === JSON.stringify(was) ? true : undefined), 15_000);
+    await waitFor("the throwaway directory to go", () => (JSON.stringify(leftovers()) === JSON.stringify(was) ? true : undefined), 30_000);
     const next = await waitFor("the Workbench to be free", async () => {
       const answer = await call("POST", "/api/workbench/check", { source: SHIPPING.replace("units > 0", "units > true"), steps: [] });
       return answer.status === 503 ? undefined : answer;

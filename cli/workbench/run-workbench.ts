@@ -42,14 +42,25 @@ const stepScript = fileURLToPath(new URL("./step.ts", import.meta.url));
 const STEP_KILL_AFTER_MS = 2_000;
 /** The throwaway node gets this long to shut down on SIGTERM before it is killed. */
 const NODE_KILL_AFTER_MS = 10_000;
+/**
+ * Interrupted, the Workbench gives the throwaway node this long to stop before it kills it: it must
+ * be gone before its directory is removed (a node still stopping writes into it), and the whole
+ * clean-up must end well within the time a parent gives it (the gateway's KILL_AFTER_MS).
+ */
+export const INTERRUPTED_NODE_STOP_MS = 3_000;
 
 type NodeProcess = ResultPromise<{ stdin: "ignore"; buffer: false; reject: false }>;
 
-export async function runWorkbench(options: { source: string; steps: readonly WorkbenchStep[]; stepTimeoutMs?: number; onStep?: (r: StepReport) => void }): Promise<WorkbenchResult> {
+/**
+ * Runs the Workbench. `dir`, when given, is an empty directory it works in (its caller made it and
+ * removes it too, whatever becomes of this process); by default it makes one under the system's
+ * temporary directory.
+ */
+export async function runWorkbench(options: { source: string; steps: readonly WorkbenchStep[]; stepTimeoutMs?: number; onStep?: (r: StepReport) => void; dir?: string }): Promise<WorkbenchResult> {
   const compiled = compileContract(options.source);
   if (compiled.artifact === undefined) return locatedErrors(options.source, compiled.diagnostics);
   const artifact = compiled.artifact;
-  const dir = mkdtempSync(join(tmpdir(), "charter-workbench-"));
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), "charter-workbench-"));
   let node: NodeProcess | null = null;
   // Stops a running step; the node is told to stop at the same time.
   const stop = new AbortController();
@@ -57,10 +68,17 @@ export async function runWorkbench(options: { source: string; steps: readonly Wo
     stop.abort();
     node?.kill();
   };
+  // Interrupted: the step and the node are stopped, the node awaited (killed if it lingers), and only
+  // then is the directory removed, so that nothing writes into it afterwards.
+  let interrupted = false;
   const onSignal = () => {
-    cleanup();
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(130);
+    if (interrupted) return;
+    interrupted = true;
+    stop.abort();
+    void stopNode(node).finally(() => {
+      removeDir(dir);
+      process.exit(130);
+    });
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
@@ -93,9 +111,32 @@ export async function runWorkbench(options: { source: string; steps: readonly Wo
   } finally {
     cleanup();
     if (node !== null) await node;
-    rmSync(dir, { recursive: true, force: true });
+    if (!interrupted) removeDir(dir);
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+  }
+}
+
+/** Stops the throwaway node: SIGTERM, then SIGKILL if it has not exited within INTERRUPTED_NODE_STOP_MS. */
+async function stopNode(node: NodeProcess | null): Promise<void> {
+  if (node === null) return;
+  node.kill("SIGTERM");
+  let timer: NodeJS.Timeout | undefined;
+  const lingering = new Promise<"lingering">((resolve) => (timer = setTimeout(() => resolve("lingering"), INTERRUPTED_NODE_STOP_MS)));
+  const ended = await Promise.race([node.then(() => "ended" as const), lingering]);
+  clearTimeout(timer);
+  if (ended === "lingering") {
+    node.kill("SIGKILL");
+    await node;
+  }
+}
+
+/** Removes the Workbench's directory; a process that has just stopped may still be closing files in it. */
+function removeDir(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  } catch (error) {
+    process.stderr.write(`charter: could not remove the Workbench's directory ${dir}: ${(error as Error).message}\n`);
   }
 }
 

@@ -6,6 +6,9 @@
  * its output is bounded, and only `maxRunning` checks run at once: one more is `503 workbench-busy`
  * with `Retry-After` rather than a queue of throwaway nodes on a small machine.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LocatedError } from "../../../../contracts/artifact-wire.ts";
 import { runNodeChild } from "../../../../shared/node-child.ts";
@@ -47,8 +50,11 @@ export interface WorkbenchLimits {
 
 export const DEFAULT_WORKBENCH_LIMITS: WorkbenchLimits = { maxRunning: 1, timeoutMs: 120_000, stepTimeoutMs: 10_000, maxOutputChars: 8 * 1024 * 1024, retryAfterSeconds: 10 };
 
-/** A stopped check is killed if it has not removed its throwaway node this much later. */
-const KILL_AFTER_MS = 5_000;
+/**
+ * A stopped check is killed if it has not removed its throwaway node this much later: well past the
+ * time it gives that node to stop (run-workbench.ts's INTERRUPTED_NODE_STOP_MS, 3 s).
+ */
+const KILL_AFTER_MS = 8_000;
 
 /** Runs checks in child processes, at most `maxRunning` at once. */
 export class WorkbenchRunner {
@@ -66,9 +72,12 @@ export class WorkbenchRunner {
       throw new HttpProblem({ ...problem(503, "workbench-busy", `the Workbench runs ${limits.maxRunning} check${limits.maxRunning === 1 ? "" : "s"} at a time; try again shortly`), retryAfter: limits.retryAfterSeconds });
     }
     this.#running++;
+    // The gateway makes the check's directory and removes it, whatever becomes of the child.
+    let dir: string | null = null;
     try {
+      dir = await mkdtemp(join(tmpdir(), "charter-workbench-"));
       const outcome = await runNodeChild(CHILD, {
-        input: JSON.stringify({ source, steps, stepTimeoutMs: limits.stepTimeoutMs }),
+        input: JSON.stringify({ source, steps, stepTimeoutMs: limits.stepTimeoutMs, dir }),
         timeoutMs: limits.timeoutMs,
         killAfterMs: KILL_AFTER_MS,
         maxOutputChars: limits.maxOutputChars,
@@ -77,6 +86,7 @@ export class WorkbenchRunner {
       if (!outcome.ok) throw new HttpProblem(problem(503, "workbench-failed", `the Workbench's process ${outcome.error}; nothing real was touched`));
       return parseResult(outcome.stdout);
     } finally {
+      if (dir !== null) await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }).catch(() => undefined);
       this.#running--;
     }
   }
