@@ -92,7 +92,7 @@ test("Ctrl-C mid-run removes the throwaway node and its directory", async () => 
   while (!wb.stdout.includes("1. Request")) await new Promise((r) => setTimeout(r, 20));
   wb.child.kill("SIGINT");
   const { code } = await wb.exited;
-  assert.equal(code, 130);
+  assert.equal(code, 130, JSON.stringify({ code, signal: (await wb.exited).signal, stderr: wb.stderr, stdout: wb.stdout.slice(-300) }));
   await new Promise((r) => setTimeout(r, 500));
   assert.deepEqual(leftovers(), was, "the throwaway directory is gone");
 });

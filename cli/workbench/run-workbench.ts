@@ -80,8 +80,9 @@ export async function runWorkbench(options: { source: string; steps: readonly Wo
       process.exit(130);
     });
   };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  // `on`, not `once`: execa's exit handler re-raises a signal that no other listener is left to take.
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   try {
     const names = [...new Set(options.steps.map((s) => s.signer ?? "alice"))];
     const keys = new Map<string, KeyPair>(names.map((n) => [n, generateKeyPair()]));
