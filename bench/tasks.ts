@@ -17,6 +17,7 @@
  *   node bench/tasks.ts                 # default: ~1 minute
  *   node bench/tasks.ts --seconds 3     # shorter create runs (default 6 s each)
  *   node bench/tasks.ts --rounds 5      # rounds of each (default 3)
+ *   node bench/tasks.ts --only create   # one part: agenda or create (the tasks are loaded either way)
  *
  * Both sides of each figure run on the same node in the same run; the machine's other load shows
  * in both. Benchmarks print; they never assert (a failed request is printed and exits non-zero).
@@ -37,6 +38,8 @@ function option(name: string): string | undefined {
 }
 const RUN_SECONDS = Number(option("--seconds") ?? 6);
 const ROUNDS = Math.max(1, Number(option("--rounds") ?? 3));
+const ONLY = option("--only");
+if (ONLY !== undefined && ONLY !== "agenda" && ONLY !== "create") throw new Error("--only is agenda or create");
 const IN_FLIGHT = 32;
 const TASKS = 10_000;
 const ZONE = "Europe/Paris";
@@ -105,6 +108,9 @@ const check = (name: string, r: RunResult) => {
   if (r.bad > 0) failures.push(`${name}: ${r.bad} of ${r.count} failed; first: ${r.firstBad}`);
 };
 
+/** Thrown to end the run early (`--only agenda`). */
+class Done extends Error {}
+
 const dataDir = tempDataDir("charter-bench-tasks-");
 const node = await startCharter({ edition: "node", dataDir, timeoutMs: 30_000 });
 try {
@@ -149,29 +155,32 @@ try {
       `POST /v1/${tenant}/std.tasks/queries/Due HTTP/1.1\r\nHost: ${session.host}\r\nAuthorization: Bearer ${bearer}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(queryBody)}\r\n\r\n${queryBody}`,
     ),
   };
-  const client = new Client(port);
-  await sequential(client, agendaReq, 50);
-  await sequential(client, queryReq, 50);
-  const agendaMs: number[] = [];
-  const queryMs: number[] = [];
-  for (let k = 0; k < AGENDA_SAMPLES / BLOCK; k++) {
-    for (const [request, into, name] of [
-      [agendaReq, agendaMs, "agenda"],
-      [queryReq, queryMs, "/v1 Due query"],
-    ] as const) {
-      const r = await sequential(client, request, BLOCK);
-      into.push(...r.latencies);
-      if (r.bad.length > 0) failures.push(`${name}: ${r.bad.length} failed; first: ${r.bad[0]}`);
+  if (ONLY !== "create") {
+    const client = new Client(port);
+    await sequential(client, agendaReq, 50);
+    await sequential(client, queryReq, 50);
+    const agendaMs: number[] = [];
+    const queryMs: number[] = [];
+    for (let k = 0; k < AGENDA_SAMPLES / BLOCK; k++) {
+      for (const [request, into, name] of [
+        [agendaReq, agendaMs, "agenda"],
+        [queryReq, queryMs, "/v1 Due query"],
+      ] as const) {
+        const r = await sequential(client, request, BLOCK);
+        into.push(...r.latencies);
+        if (r.bad.length > 0) failures.push(`${name}: ${r.bad.length} failed; first: ${r.bad[0]}`);
+      }
     }
+    client.close();
+    agendaMs.sort((a, b) => a - b);
+    queryMs.sort((a, b) => a - b);
+    process.stdout.write(
+      `# agenda of ${AGENDA_DAYS} days over ${TASKS} tasks (zone ${ZONE}): ${items.length} entries (${items.filter((i) => i.occurrence).length} repeating occurrences), ${agenda.overdue.length} overdue, ${Buffer.byteLength(JSON.stringify(agenda))} bytes; one client, ${agendaMs.length} requests, alternating in blocks of ${BLOCK} with the baseline\n`,
+    );
+    report("tasks.agenda.p50_ms", percentile(agendaMs, 50), "ms", { label: "/v1 Due query, same days", value: percentile(queryMs, 50), higherIsBetter: false, target: "p50 < 5 ms" });
+    report("tasks.agenda.p99_ms", percentile(agendaMs, 99), "ms", { label: "/v1 Due query, same days", value: percentile(queryMs, 99), higherIsBetter: false });
   }
-  client.close();
-  agendaMs.sort((a, b) => a - b);
-  queryMs.sort((a, b) => a - b);
-  process.stdout.write(
-    `# agenda of ${AGENDA_DAYS} days over ${TASKS} tasks (zone ${ZONE}): ${items.length} entries (${items.filter((i) => i.occurrence).length} repeating occurrences), ${agenda.overdue.length} overdue, ${Buffer.byteLength(JSON.stringify(agenda))} bytes; one client, ${agendaMs.length} requests, alternating in blocks of ${BLOCK} with the baseline\n`,
-  );
-  report("tasks.agenda.p50_ms", percentile(agendaMs, 50), "ms", { label: "/v1 Due query, same days", value: percentile(queryMs, 50), higherIsBetter: false, target: "p50 < 5 ms" });
-  report("tasks.agenda.p99_ms", percentile(agendaMs, 99), "ms", { label: "/v1 Due query, same days", value: percentile(queryMs, 99), higherIsBetter: false });
+  if (ONLY === "agenda") throw new Done();
 
   // ---- (a) creating tasks: /api against signed /v1 --------------------------------------------
   const body = (tag: string, i: number) => JSON.stringify({ title: `created ${tag} ${i}`, due: dateOf(today + (i % 365)), priority: 1, tags: ["bench"] });
@@ -223,6 +232,8 @@ try {
   report("tasks.create.p99_ms", percentile(viaApi.latencies, 99), "ms", { label: "signed /v1 Create", value: percentile(viaV1.latencies, 99), higherIsBetter: false });
   process.stdout.write(`tasks.create.cpu_us_per_task /api: ${cpu(viaApi)}; /v1: ${cpu(viaV1)}\n`);
   process.stdout.write(`tasks.create.rounds (tasks/s per round) /api ${apiRuns.map((r) => Math.round(r.perS)).join(", ")}; /v1 ${v1Runs.map((r) => Math.round(r.perS)).join(", ")}\n`);
+} catch (error) {
+  if (!(error instanceof Done)) throw error;
 } finally {
   await stopCharter(node);
   cleanup(dataDir);

@@ -118,7 +118,7 @@ describe("memory notes, standing rules and the persona through /api", () => {
       const added = await api.call("POST", "/api/memory", { cookie, body: { text: "Ada's sister is called Grete", tags: ["family", "names"] } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
       first = added.body;
-      assert.match(first.id, /^note-[0-9a-f]{20}$/);
+      assert.match(first.id, /^note-[0-9a-z]{9}-[0-9a-f]{12}$/);
       assert.equal(first.text, "Ada's sister is called Grete");
       assert.deepEqual(first.tags, ["family", "names"]);
       assert.equal(first.createdBy, did);
@@ -285,7 +285,7 @@ describe("memory notes, standing rules and the persona through /api", () => {
     it("POST /api/rules → 201, listed; over 2,000 characters 422 text_too_long; wrong types 400; DELETE erases the text, history keeps both", async () => {
       const added = await api.call("POST", "/api/rules", { cookie, body: { text: "Answer in French on weekends" } });
       assert.equal(added.status, 201, JSON.stringify(added.body));
-      assert.match(added.body.id, /^rule-[0-9a-f]{20}$/);
+      assert.match(added.body.id, /^rule-[0-9a-z]{9}-[0-9a-f]{12}$/);
       assert.equal(added.body.enabled, true);
       assert.equal(added.body.receipt.signer, did);
       assert.equal(added.body.createdAt, history("std.rules", added.body.id)[0]?.committedAt);

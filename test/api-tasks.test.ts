@@ -76,7 +76,7 @@ describe("/api/tasks and /api/agenda", () => {
     await once(ws, "open");
     try {
       const made = await create({ title: "Renew the passport", notes: "photos first", due: "2030-06-01", priority: 2, tags: ["admin", "travel"], links: ["std.invoices/Invoice/inv-7"] });
-      assert.match(made.id, /^task-[0-9a-z]{21}$/);
+      assert.match(made.id, /^task-[0-9a-z]{9}-[0-9a-f]{12}$/);
       assert.deepEqual(
         { ...made, id: undefined, receipt: undefined, jws: undefined, createdAt: undefined },
         {

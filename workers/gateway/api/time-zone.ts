@@ -9,6 +9,7 @@
  * kept per UTC day, for the days whose first and last seconds have the same offset (every day but
  * those with a transition — no zone has two within a day — which are asked second by second).
  */
+import { formatDate } from "../../../contracts/dates.ts";
 
 /** Days since 1970-01-01 (as contracts/dates.ts counts them) and the second of that local day. */
 export interface LocalTime {
@@ -17,6 +18,11 @@ export interface LocalTime {
 }
 
 const DAY_MS = 86_400_000;
+
+/** `n` (0–99) in two digits. */
+function two(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
 
 /** A zone name: letters first (so not an offset such as `+01:00`), then the characters IANA names use. */
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+){0,3}$/;
@@ -137,11 +143,12 @@ export function localDay(ms: number, zone: string): number {
 /** Instant `ms` as RFC 3339 text in `zone`, with its offset there (`2026-12-01T09:30:00+01:00`); milliseconds when it has some. */
 export function zonedText(ms: number, zone: string): string {
   const offset = offsetAt(ms, zone);
-  const shifted = new Date(ms + offset).toISOString(); // the wall time, spelled as if it were UTC
-  const fraction = ms % 1000 === 0 ? "" : shifted.slice(19, 23);
+  // The wall time, spelled from its day and its milliseconds into the day (an agenda spells hundreds).
+  const wall = ms + offset;
+  const day = Math.floor(wall / DAY_MS);
+  const inDay = wall - day * DAY_MS;
+  const fraction = ms % 1000 === 0 ? "" : `.${String(inDay % 1000).padStart(3, "0")}`;
   const sign = offset < 0 ? "-" : "+";
   const minutes = Math.abs(offset) / 60_000;
-  const hh = String(Math.floor(minutes / 60)).padStart(2, "0");
-  const mm = String(Math.floor(minutes % 60)).padStart(2, "0");
-  return `${shifted.slice(0, 19)}${fraction}${sign}${hh}:${mm}`;
+  return `${formatDate(day)}T${two(Math.floor(inDay / 3_600_000))}:${two(Math.floor(inDay / 60_000) % 60)}:${two(Math.floor(inDay / 1000) % 60)}${fraction}${sign}${two(Math.floor(minutes / 60))}:${two(Math.floor(minutes % 60))}`;
 }

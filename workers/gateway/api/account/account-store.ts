@@ -4,8 +4,9 @@
  * given and decides nothing: the ceremonies hold the rules and pass the time in. Every query is
  * prepared once and parameterized; every list is bounded.
  *
- * The account row is cached: this store is the only writer of its tables, and the session check on
- * every request needs the settings without a second query.
+ * The account row and the live sessions looked up by token are cached: this store is the only writer
+ * of its tables (every write empties the session cache), and the session check on every request
+ * needs them without a query.
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { transaction } from "../../../../shared/store/open.ts";
@@ -33,6 +34,8 @@ export { defaultSettings } from "./account-records.ts";
 export const MAX_PASSKEYS = 50;
 /** At most this many sessions listed. */
 export const MAX_SESSIONS_LISTED = 200;
+/** At most this many sessions are kept in the cache of lookups by token; past it, it starts again empty. */
+const SESSIONS_CACHED = 256;
 /** At most this many live challenges: beyond it the oldest go first (begin steps need no session). */
 export const MAX_LIVE_CHALLENGES = 1000;
 /** At most this many pairing codes alive at once. */
@@ -45,6 +48,8 @@ export class AccountStore {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
   #account: AccountRecord | null | undefined;
+  /** Sessions found by token hash (hex), until the next write; unknown tokens are not kept (anyone may send one). */
+  readonly #sessionsByToken = new Map<string, SessionRecord>();
 
   constructor(db: DatabaseSync) {
     ensureAccountTables(db);
@@ -53,7 +58,12 @@ export class AccountStore {
 
   /** Runs `fn` in one transaction (composes with an open one). */
   atomically<T>(fn: () => T): T {
-    return transaction(this.#db, fn);
+    try {
+      return transaction(this.#db, fn);
+    } finally {
+      // What was read inside it may have been rolled back.
+      this.#sessionsByToken.clear();
+    }
   }
 
   // --- the account ---------------------------------------------------------------------------
@@ -216,8 +226,15 @@ export class AccountStore {
 
   /** The session whose token hashes to `tokenHash` (one lookup on a unique index). */
   sessionByTokenHash(tokenHash: Uint8Array): SessionRecord | null {
+    const key = Buffer.from(tokenHash.buffer, tokenHash.byteOffset, tokenHash.byteLength).toString("hex");
+    const cached = this.#sessionsByToken.get(key);
+    if (cached !== undefined) return cached;
     const row = this.#get("SELECT id, scope, created_at, last_seen_at, user_agent, stepped_up_until, ended_at FROM account_sessions WHERE token_hash = ?", tokenHash);
-    return row === undefined ? null : sessionOf(row);
+    if (row === undefined) return null;
+    const session = Object.freeze(sessionOf(row));
+    if (this.#sessionsByToken.size >= SESSIONS_CACHED) this.#sessionsByToken.clear();
+    this.#sessionsByToken.set(key, session);
+    return session;
   }
 
   /** The session of id `id`. */
@@ -340,6 +357,8 @@ export class AccountStore {
   }
 
   #run(sql: string, ...params: SQLInputValue[]): { changes: number | bigint } {
+    // Emptied before the write: a write that fails half-way leaves nothing stale either.
+    this.#sessionsByToken.clear();
     return this.#statement(sql).run(...params);
   }
 }

@@ -3,10 +3,10 @@
  * (contracts/std/node/approvals.charter.md): how they are named, read and shown, and their
  * decisions signed as the person. What may be decided, and when, is the contract's.
  */
-import { randomBytes } from "node:crypto";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWrite, PersonWriter } from "../personal/person-writer.ts";
+import { timeOrderedId } from "../personal/record-id.ts";
 import { type Signed, signedWrite } from "../personal/signed-write.ts";
 
 export type { Signed };
@@ -36,7 +36,7 @@ export interface ApprovalView {
 
 /** A fresh approval id: `apv-`, the time (base 36, fixed width, so ids sort by when they were asked) and 48 random bits. */
 export function approvalId(now: number): string {
-  return `apv-${Math.max(0, Math.floor(now)).toString(36).padStart(9, "0")}-${randomBytes(6).toString("hex")}`;
+  return timeOrderedId("apv", now);
 }
 
 /** A row of the contract's queries, or a record's state with its subject, as the view. */

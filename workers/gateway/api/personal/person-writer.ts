@@ -5,12 +5,12 @@
  * person as `context.signer`, history, a signed receipt. A preview is the same signed command,
  * decided by the engine and never committed. Nothing here decides: the contract does.
  */
-import { randomUUID } from "node:crypto";
 import { ChannelError } from "../../../../shared/channel/messages.ts";
 import { type KeyPair, parseCommand, signCommand } from "../../../../shared/identity/index.ts";
 import { problem } from "../../../../shared/problem.ts";
 import type { PreviewAnswer, SignedCommandAnswer } from "../../../../shared/protocol/engine.ts";
 import { type CommandRouteDeps, submit } from "../../routes/commands.ts";
+import { timeOrderedId } from "./record-id.ts";
 
 /** One write, as a route asks for it; `tenant` defaults to the personal tenant. */
 export interface PersonWrite {
@@ -47,7 +47,7 @@ export class PersonWriter {
 
   /** The engine's answer to `write` signed as the person: a receipt, or a problem. */
   async act(write: PersonWrite): Promise<SignedCommandAnswer> {
-    const signed = this.#sign(write, write.idempotencyKey ?? `api-${randomUUID()}`);
+    const signed = this.#sign(write, write.idempotencyKey ?? timeOrderedId("api", this.#deps.now()));
     if (signed === null) return { kind: "problem", problem: NOT_SET_UP };
     // Signed just now with the key held here: its signature is not checked again (the payload is).
     return submit(this.#deps, signed.jws, signed.tenant, write.namespace, write.action, { signedHere: true });
@@ -59,7 +59,7 @@ export class PersonWriter {
    * is fresh and never stored, so a preview never stands in for a later command.
    */
   async preview(write: Omit<PersonWrite, "idempotencyKey">): Promise<PreviewAnswer> {
-    const signed = this.#sign(write, `preview-${randomUUID()}`);
+    const signed = this.#sign(write, timeOrderedId("preview", this.#deps.now()));
     if (signed === null) return { kind: "problem", problem: NOT_SET_UP };
     const verified = parseCommand(signed.jws, { now: this.#deps.now(), path: { tenant: signed.tenant, namespace: write.namespace, action: write.action }, signedHere: true });
     if (!verified.ok) return { kind: "problem", problem: verified.error };

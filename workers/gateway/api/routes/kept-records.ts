@@ -1,18 +1,12 @@
 /**
  * @module What the routes of the person's kept records (`/api/memory`, `/api/rules`,
- * `/api/persona`) share: fresh subjects for new records, a record's commit times read from its history, and
+ * `/api/persona`) share: a record's commit times read from its history, and
  * deleting a kept record (itself an action of its contract, so history keeps that it happened).
  */
-import { randomBytes } from "node:crypto";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { type Signed, signedWrite } from "../personal/signed-write.ts";
-
-/** A subject no record has yet: `prefix-` and 80 random bits in hex. */
-export function newSubject(prefix: string): string {
-  return `${prefix}-${randomBytes(10).toString("hex")}`;
-}
 
 /** How far into a subject's history its first accepted entry is looked for. */
 const FIRST_ENTRIES = 10;

@@ -21,7 +21,8 @@ import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { jsonBody } from "../request-body.ts";
 import { FieldCheck } from "./field-check.ts";
-import { createdAt, deleteKept, type KeptRecord, newSubject } from "./kept-records.ts";
+import { createdAt, deleteKept, type KeptRecord } from "./kept-records.ts";
+import { timeOrderedId } from "../personal/record-id.ts";
 import { signedWrite } from "../personal/signed-write.ts";
 
 const NOTE: KeptRecord = { namespace: "std.memory", aggregate: "Note", noun: "note" };
@@ -36,7 +37,7 @@ export interface NoteView {
 }
 
 /** Mounts the memory routes. */
-export function mountMemoryRoutes(api: Hono<ApiEnv>, deps: { readonly writer: PersonWriter; readonly reader: PersonReader }): void {
+export function mountMemoryRoutes(api: Hono<ApiEnv>, deps: { readonly writer: PersonWriter; readonly reader: PersonReader; readonly now: () => number }): void {
   const { reader, writer } = deps;
 
   api.get("/api/memory", (c) => {
@@ -61,7 +62,7 @@ export function mountMemoryRoutes(api: Hono<ApiEnv>, deps: { readonly writer: Pe
     const text = check.text(body.text, "text", true);
     const tags = check.texts(body.tags, "tags");
     check.done();
-    const id = newSubject("note");
+    const id = timeOrderedId("note", deps.now());
     const signed = await signedWrite(writer, { namespace: NOTE.namespace, action: "Add", subject: id, args: { text, tags: tags ?? [] } });
     const stored = reader.record(undefined, NOTE.namespace, NOTE.aggregate, id);
     if (stored === null) throw new Error(`note ${id} was accepted (seq ${signed.receipt.seq}) but cannot be read`);

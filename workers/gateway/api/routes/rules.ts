@@ -18,7 +18,8 @@ import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { jsonBody } from "../request-body.ts";
 import { FieldCheck } from "./field-check.ts";
-import { createdAt, deleteKept, type KeptRecord, newSubject } from "./kept-records.ts";
+import { createdAt, deleteKept, type KeptRecord } from "./kept-records.ts";
+import { timeOrderedId } from "../personal/record-id.ts";
 import { signedWrite } from "../personal/signed-write.ts";
 
 const RULE: KeptRecord = { namespace: "std.rules", aggregate: "Rule", noun: "rule" };
@@ -33,7 +34,7 @@ export interface RuleView {
 }
 
 /** Mounts the standing rules' routes. */
-export function mountRulesRoutes(api: Hono<ApiEnv>, deps: { readonly writer: PersonWriter; readonly reader: PersonReader }): void {
+export function mountRulesRoutes(api: Hono<ApiEnv>, deps: { readonly writer: PersonWriter; readonly reader: PersonReader; readonly now: () => number }): void {
   const { reader, writer } = deps;
 
   api.get("/api/rules", (c) => {
@@ -51,7 +52,7 @@ export function mountRulesRoutes(api: Hono<ApiEnv>, deps: { readonly writer: Per
     const check = new FieldCheck();
     const text = check.text(body.text, "text", true);
     check.done();
-    const id = newSubject("rule");
+    const id = timeOrderedId("rule", deps.now());
     const signed = await signedWrite(writer, { namespace: RULE.namespace, action: "Add", subject: id, args: { text } });
     const stored = reader.record(undefined, RULE.namespace, RULE.aggregate, id);
     if (stored === null) throw new Error(`rule ${id} was accepted (seq ${signed.receipt.seq}) but cannot be read`);

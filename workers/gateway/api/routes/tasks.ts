@@ -17,7 +17,6 @@
  * lastCompletedOn, completedAt, createdBy, createdAt}` (task-view.ts); bodies: tasks/task-input.ts.
  * The contract refusing a change is `422 refused` with `reason` and the receipt; an unknown id `404`.
  */
-import { randomUUID } from "node:crypto";
 import type { Context, Hono } from "hono";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
 import type { AccountCeremonies } from "../account/ceremonies.ts";
@@ -33,6 +32,7 @@ import { nextOccurrence, parseRepeat } from "../tasks/repeat-rule.ts";
 import { agendaRows, loadTask, STATUS_QUERIES, type StatusFilter, TASKS, taskPage } from "../tasks/task-reads.ts";
 import { BodyCheck, createArgs, dueArgs, updateArgs } from "../tasks/task-input.ts";
 import { dueDay, dueSecond, type TaskRow, type TaskState, taskView } from "../tasks/task-view.ts";
+import { timeOrderedId } from "../personal/record-id.ts";
 import { type Signed, signedWrite } from "../personal/signed-write.ts";
 
 /** What the task routes need. */
@@ -77,7 +77,7 @@ export function mountTaskRoutes(api: Hono<ApiEnv>, deps: TaskRouteDeps): void {
     if (tenant !== undefined) reader.read(tenant, (r) => r.contract(TASKS));
     const z = zone();
     const args = createArgs(body, z, today(z));
-    const id = newTaskId(deps.now());
+    const id = timeOrderedId("task", deps.now());
     const signed = await signedWrite(writer, { ...tenantPart(tenant), namespace: TASKS, action: "Create", subject: id, args });
     return c.json(answer(id, signed, z), 201);
   });
@@ -207,11 +207,6 @@ function tenantOf(c: Context<ApiEnv>): string | undefined {
 
 function tenantPart(tenant: string | undefined): { tenant?: string } {
   return tenant === undefined ? {} : { tenant };
-}
-
-/** A new task's id: `task-`, the time in base 36 (so ids sort as tasks were made), 48 random bits (from randomUUID's pooled entropy). */
-export function newTaskId(now: number): string {
-  return `task-${Math.max(0, Math.floor(now)).toString(36).padStart(9, "0")}${randomUUID().slice(-12)}`;
 }
 
 function badParameter(name: string, detail: string): HttpProblem {

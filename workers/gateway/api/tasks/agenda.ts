@@ -89,10 +89,18 @@ export function buildAgenda(rows: AgendaRows, range: AgendaRange, zone: string, 
     return true;
   };
 
-  for (const row of [...rows.due, ...rows.overdue, ...rows.repeating]) {
+  // A date's day number, parsed once per date (the rows share a few hundred dates).
+  const dates = new Map<string, number>();
+  const dayOf = (row: AgendaRow): number => {
+    if (row.due_at > 0) return dueDay(row, zone);
+    let day = dates.get(row.due_on);
+    if (day === undefined) dates.set(row.due_on, (day = dueDay(row, zone)));
+    return day;
+  };
+  for (const row of rows.due.concat(rows.overdue, rows.repeating)) {
     if (seen.has(row.id)) continue;
     seen.add(row.id);
-    const day = dueDay(row, zone);
+    const day = dayOf(row);
     const item = itemOf(row, dueText(row, zone), false);
     if (day >= from && day <= to) place(day, { item, second: dueSecond(row, zone) ?? -1 });
     else if (day < today) overdue.push({ item, day });
@@ -103,7 +111,7 @@ export function buildAgenda(rows: AgendaRows, range: AgendaRange, zone: string, 
     const anchor = parseDate(row.repeat_from);
     if (!rule.ok || anchor === null) continue;
     const second = dueSecond(row, zone);
-    for (const day of occurrencesBetween(rule.value, anchor, Math.max(dueDay(row, zone), today), from, to, maxItems - count + 1)) {
+    for (const day of occurrencesBetween(rule.value, anchor, Math.max(dayOf(row), today), from, to, maxItems - count + 1)) {
       const due = second === null ? formatDate(day) : zonedText(instantOf({ day, second }, zone), zone);
       if (!place(day, { item: itemOf(row, due, true), second: second ?? -1 })) break;
     }
