@@ -63,6 +63,7 @@ export const problemCatalog = {
   "bad-recovery-code": { status: 403, title: "Unknown or used recovery code" },
   "bad-pairing-code": { status: 403, title: "Unknown, used or expired pairing code" },
   "step-up-required": { status: 403, title: "Step-up required" },
+  "dedicated-route": { status: 403, title: "Signed only by its own route" },
   "limited-session": { status: 403, title: "A recovery sign-in may only add a passkey" },
   "already-set-up": { status: 409, title: "Already set up" },
   "not-set-up": { status: 409, title: "Not set up" },

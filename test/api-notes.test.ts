@@ -369,6 +369,15 @@ describe("memory notes, standing rules and the persona through /api", () => {
       assert.equal(unchanged.status, 200, "sending the stored values changes nothing, so needs no step-up");
       assert.deepEqual(unchanged.body.receipts, []);
       assert.equal(historyCount("std.persona"), count);
+      // Nor through the generic write routes: the step-up is asked wherever the action is signed.
+      for (const [path, body] of [
+        ["/api/data/act", { namespace: "std.persona", action: "SetSensitiveInstructions", subject: "persona", args: { sensitive_instructions: "x" } }],
+        ["/api/personal/std.persona/actions/SetSensitiveInstructions", { subject: "persona", args: { sensitive_instructions: "x" } }],
+      ] as const) {
+        const generic = await api.call("POST", path, { cookie, body });
+        assert.deepEqual([generic.status, generic.body.code], [403, "step-up-required"], path);
+      }
+      assert.equal(historyCount("std.persona"), count);
 
       await stepUp(api, auth, cookie);
       const both = await api.call("PUT", "/api/persona", { cookie, body: { constitution: "Be long-winded.", sensitiveInstructions: "Never mention the divorce." } });

@@ -16,6 +16,8 @@ import { type Answer, ApiClient, createAccount, printedSetupCode, stepUp } from 
 import { type Charter, cleanup, startCharter, stopCharter, waitFor } from "./helpers/charter-process.ts";
 import type { SoftAuthenticator } from "./helpers/soft-authenticator.ts";
 import { standardLibrary } from "../contracts/std/library.ts";
+import { generateKeyPair } from "../shared/identity/index.ts";
+import { act } from "./helpers/client.ts";
 
 const SHIPPING = readFileSync(new URL("./golden/compile/shipping.charter.md", import.meta.url), "utf8");
 const ORDER = { customer: "Ada", destination: "Oslo", units: 4, crates: 1, credit_terms: false };
@@ -234,6 +236,8 @@ describe("the Workbench and approvals over /api", () => {
     assert.equal(approved.body.approval.decidedBy, did);
     assert.equal(approved.body.install.namespace, "acme.shipping");
     assert.equal(approved.body.install.artifact, approved.body.approval.target, "the approved artifact is the one installed");
+    assert.ok(approved.body.approval.carriedOutAt !== null, JSON.stringify(approved.body.approval));
+    assert.match(approved.body.approval.outcome, /^installed acme\.shipping 1\.0\.0$/);
     assert.equal((await contracts()).get("acme.shipping"), approved.body.install.artifact);
     assert.equal((await call("GET", "/api/bootstrap")).body.counts.approvalsWaiting, 0);
 
@@ -288,6 +292,7 @@ describe("the Workbench and approvals over /api", () => {
     assert.match(approved.body.detail, /^approved, but not installed: acme\.shipping already has art_/);
     assert.equal(approved.body.receipt.outcome, "accepted", "the decision is recorded");
     assert.equal(approved.body.approval.status, "approved");
+    assert.match(approved.body.approval.outcome, /^not installed: upgrade-required: acme\.shipping already has art_/);
     assert.equal((await call("GET", `/api/approvals/${id}`)).body.status, "approved");
     assert.equal((await contracts()).get("acme.shipping"), installed, "the installed version stays");
   });
@@ -317,5 +322,53 @@ describe("the Workbench and approvals over /api", () => {
     assert.deepEqual([tooLarge.status, tooLarge.body.code], [413, "body-too-large"], JSON.stringify(tooLarge.body));
     assert.match(tooLarge.body.detail, /over 65536 characters/);
     assert.equal((await call("GET", "/api/approvals?status=all")).body.items.length, 3, "nothing asked");
+  });
+
+  it("the generic write routes do not decide approvals: 403 dedicated-route, nothing decided", async () => {
+    const asked = await call("POST", "/api/workbench/install", { source: variant("acme.generic") });
+    assert.equal(asked.status, 202, JSON.stringify(asked.body));
+    const id = asked.body.approval.id;
+    const tenant = (await call("GET", "/api/bootstrap")).body.tenant.handle;
+    for (const [path, body] of [
+      ["/api/data/act", { namespace: "std.approvals", action: "Approve", subject: id, args: {} }],
+      ["/api/data/act", { tenant, namespace: "std.approvals", action: "Deny", subject: id, args: {} }],
+      ["/api/personal/std.approvals/actions/Approve", { subject: id, args: {} }],
+      [`/api/business/std.approvals/actions/CarriedOut?identity=${tenant}`, { subject: id, args: { outcome: "installed" } }],
+    ] as const) {
+      const answer = await call("POST", path, body);
+      assert.deepEqual([answer.status, answer.body.code], [403, "dedicated-route"], `${path} ${JSON.stringify(answer.body)}`);
+    }
+    assert.equal((await call("GET", `/api/approvals/${id}`)).body.status, "waiting");
+    assert.equal((await call("POST", `/api/approvals/${id}`, { approve: false })).status, 200);
+  });
+
+  it("an install approved but not carried out when the node stopped is carried out at the next start", async () => {
+    // What a stop between the decision and the install leaves: approved, nothing installed, no outcome.
+    // Another owner of the personal tenant signs the decision on /v1, so the node never carries it out.
+    const asked = await call("POST", "/api/workbench/install", { source: variant("acme.resumed") });
+    assert.equal(asked.status, 202, JSON.stringify(asked.body));
+    const id = asked.body.approval.id;
+    const tenant = (await call("GET", "/api/bootstrap")).body.tenant.handle;
+    const other = generateKeyPair();
+    await stepUp(api, auth, cookie);
+    const owned = await call("POST", `/api/identities/${tenant}/owners`, { did: other.did });
+    assert.equal(owned.status, 200, JSON.stringify(owned.body));
+    const decided = await act(node.url, other, { tenant, namespace: "std.approvals", action: "Approve", subject: id });
+    assert.equal(decided.status, 200, JSON.stringify(decided.body));
+    const before = (await call("GET", `/api/approvals/${id}`)).body;
+    assert.deepEqual([before.status, before.carriedOutAt, before.outcome], ["approved", null, null]);
+    assert.ok(!(await contracts()).has("acme.resumed"));
+
+    await stopCharter(node);
+    node = await startCharter({ edition: "node", dataDir: node.dataDir });
+    api = new ApiClient(node);
+    const after = await waitFor("the approved install to be carried out", async () => {
+      const approval = (await call("GET", `/api/approvals/${id}`)).body;
+      return approval.carriedOutAt === null ? undefined : approval;
+    }, 60_000);
+    assert.match(after.outcome, /^installed acme\.resumed 1\.0\.0$/);
+    assert.equal((await contracts()).get("acme.resumed"), after.target);
+    const finishing = await call("POST", "/api/personal/std.approvals/actions/CarriedOut", { subject: id, args: { outcome: "again" } });
+    assert.equal(finishing.status, 403, "recorded once, by the node");
   });
 });

@@ -22,6 +22,7 @@ import { personalSetUp } from "./personal/personal-setup.ts";
 import { PersonWriter } from "./personal/person-writer.ts";
 import { PersonReader } from "./personal/person-reader.ts";
 import { PersonalLibrary } from "./personal/personal-library.ts";
+import { finishApproved } from "./approvals/install-approval.ts";
 import { sealOf } from "./seal.ts";
 import { Dashboards, dashboardMinuteMs } from "./dashboards/dashboards.ts";
 import { DashboardScheduler } from "./dashboards/dashboard-scheduler.ts";
@@ -95,6 +96,8 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
       return p.did === null || p.tenant === null ? null : { did: p.did, tenant: p.tenant };
     },
     log: options.log,
+    // Then what a stop left half done: installs approved but not carried out.
+    onReady: () => finishApproved({ admin: options.admin, writer, reader, now }, options.log),
   });
   const personalSetup = personalSetUp({ makeIdentity, admin: options.admin });
   const setUp: typeof personalSetup = async (plan) => {
@@ -103,7 +106,6 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     if (made.ok) setImmediate(() => void library.ensure());
     return made;
   };
-  void library.ensure();
   const now = () => Date.now();
   const writer = new PersonWriter({
     engine: options.engine,
@@ -113,6 +115,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     personalTenant: () => store.account()?.tenant ?? null,
   });
   const reader = new PersonReader({ store: storeView, personDid: () => person().did, personalTenant: () => person().tenant, now });
+  void library.ensure();
   // The dashboards' refresh schedule: due times live in std.dashboards, so a restart resumes it.
   const minuteMs = dashboardMinuteMs();
   const dashboards = new Dashboards({ reader, writer, now, minuteMs });

@@ -31,6 +31,9 @@ export interface ApprovalView {
   readonly requestedAt: string | null;
   readonly decidedBy: string | null;
   readonly decidedAt: string | null;
+  /** When the node acted on it once approved (an install: installed it, or was refused), and what came of it; null until then. */
+  readonly carriedOutAt: string | null;
+  readonly outcome: string | null;
   readonly payload?: string;
 }
 
@@ -53,15 +56,17 @@ export function approvalView(id: string, row: Record<string, unknown>, withPaylo
     requestedAt: timeOf(row.requested_at),
     decidedBy: typeof row.decided_by === "string" ? row.decided_by : null,
     decidedAt: timeOf(row.decided_at),
+    carriedOutAt: timeOf(row.carried_out_at),
+    outcome: timeOf(row.carried_out_at) === null ? null : String(row.outcome),
     ...(withPayload ? { payload: String(row.payload) } : {}),
   };
 }
 
-/** The stored approval `id` of the personal tenant, with its payload; `404` when there is none. */
-export function readApproval(reader: PersonReader, id: string): ApprovalView {
+/** The stored approval `id` of the personal tenant, with its payload unless told otherwise; `404` when there is none. */
+export function readApproval(reader: PersonReader, id: string, withPayload = true): ApprovalView {
   const found = reader.record(undefined, APPROVALS, APPROVAL, id);
   if (found === null) throw new HttpProblem(problem(404, "not-found", `no approval '${id.slice(0, 128)}'`));
-  return approvalView(id, found.state, true);
+  return approvalView(id, found.state, withPayload);
 }
 
 /** Whether approving it needs a fresh step-up: it says so, and an install always does (node.md "/api conventions"). */

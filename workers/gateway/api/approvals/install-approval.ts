@@ -6,16 +6,19 @@
  * records the decision and the engine installs the artifact in the personal tenant, by the person,
  * through its admin channel: hot, as any install. The engine may still refuse (an upgrade of
  * another version, records that cannot migrate): the approval stays approved, and the answer says
- * why nothing was installed.
+ * why nothing was installed. Either way what came of it is recorded in the approval (`CarriedOut`);
+ * an approval approved but never carried out (the node stopped in between) is carried out when the
+ * node starts again (`finishApproved`).
  */
 import { createHash } from "node:crypto";
 import type { ArtifactWire } from "../../../../contracts/artifact-wire.ts";
 import { HttpProblem, type Problem, problem } from "../../../../shared/problem.ts";
+import type { Logger } from "../../../../shared/log.ts";
 import type { Installed } from "../../../../shared/protocol/admin.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { type Admin, askAdmin, type Compile, compileErrors, compileForInstall } from "../workbench/install-compile.ts";
-import { approvalId, type ApprovalView, type Signed, signApproval } from "./approval-records.ts";
+import { APPROVALS, approvalId, type ApprovalView, approvalView, readApproval, type Signed, signApproval } from "./approval-records.ts";
 
 /** The kind of an install approval. */
 export const INSTALL = "install";
@@ -77,6 +80,64 @@ export async function install(deps: InstallDeps, artifact: ArtifactWire): Promis
     if (error instanceof HttpProblem && error.problem.status < 500) return { ok: false, problem: error.problem };
     throw error;
   }
+}
+
+/** The longest outcome an approval keeps: the contract's `outcome: Text(len=500)`. */
+const MAX_OUTCOME = 500;
+
+/**
+ * Installs the artifact of approved install `id` and records what came of it in the approval
+ * (`CarriedOut`: installed, or why the engine refused): the engine's result, or its refusal.
+ */
+export async function carryOut(deps: InstallDeps, id: string, artifact: ArtifactWire): Promise<{ ok: true; value: Installed } | { ok: false; problem: Problem }> {
+  const installed = await install(deps, artifact);
+  const outcome = installed.ok
+    ? `installed ${installed.value.namespace} ${installed.value.version}${installed.value.unchanged ? " (it was already)" : ""}`
+    : `not installed: ${installed.problem.code ?? installed.problem.title}: ${installed.problem.detail ?? ""}`;
+  await recordOutcome(deps, id, outcome);
+  return installed;
+}
+
+/**
+ * Carries out the install approvals that were approved but not carried out (the node stopped
+ * between the decision and the install): each kept source compiled again and installed, or the
+ * reason it was not recorded. Answers how many it finished; the engine being away is thrown, to be
+ * tried again.
+ */
+export async function finishApproved(deps: InstallDeps, log: Logger): Promise<number> {
+  const { rows } = deps.reader.query(undefined, APPROVALS, "Unfinished", { limit: 50 });
+  let finished = 0;
+  for (const row of rows) {
+    const id = String(row.id);
+    if (approvalView(id, row).kind !== INSTALL) continue;
+    let outcome: string | null = null;
+    try {
+      const artifact = await artifactToInstall(deps, readApproval(deps.reader, id));
+      const installed = await carryOut(deps, id, artifact);
+      log.info("carried out an approved install", { approval: id, installed: installed.ok, ...(installed.ok ? { namespace: installed.value.namespace } : { code: installed.problem.code }) });
+    } catch (error) {
+      // A source that no longer compiles to the approved artifact is recorded as such; anything else is thrown.
+      if (!(error instanceof HttpProblem) || error.problem.status >= 500) throw error;
+      outcome = `not installed: ${error.problem.code ?? error.problem.title}: ${error.problem.detail ?? ""}`;
+    }
+    if (outcome !== null) {
+      await recordOutcome(deps, id, outcome);
+      log.info("an approved install could not be carried out", { approval: id, outcome });
+    }
+    finished++;
+  }
+  return finished;
+}
+
+/** Records `outcome` as what came of approval `id`; one recorded already (by another start) is left as it is. */
+async function recordOutcome(deps: InstallDeps, id: string, outcome: string): Promise<void> {
+  const answer = await deps.writer.act({ namespace: APPROVALS, action: "CarriedOut", subject: id, args: { outcome: clip(outcome, MAX_OUTCOME) } });
+  if (answer.kind === "problem") throw new HttpProblem(answer.problem);
+}
+
+/** `text` cut to at most `max` code points. */
+function clip(text: string, max: number): string {
+  return codePoints(text, max) <= max ? text : `${[...text].slice(0, max - 1).join("")}…`;
 }
 
 /** One line for the person: what would be installed. */

@@ -34,11 +34,14 @@ export class PersonalLibrary {
   readonly #person: () => { did: string; tenant: string } | null;
   readonly #log: Logger;
   readonly #retryMs: number;
+  readonly #onReady: (() => Promise<unknown>) | undefined;
   #done = false;
   #running: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
 
-  constructor(options: { admin: Admin; person: () => { did: string; tenant: string } | null; log: Logger; retryMs?: number }) {
+  /** `onReady` runs once the contracts are in place (what the node resumes at start); when it throws, both are tried again later. */
+  constructor(options: { admin: Admin; person: () => { did: string; tenant: string } | null; log: Logger; retryMs?: number; onReady?: () => Promise<unknown> }) {
+    this.#onReady = options.onReady;
     this.#admin = options.admin;
     this.#person = options.person;
     this.#log = options.log;
@@ -63,10 +66,11 @@ export class PersonalLibrary {
     if (person === null) return;
     try {
       const installed = await installPersonalLibrary(this.#admin, person.tenant, person.did);
-      this.#done = true;
       if (installed.length > 0) this.#log.info("installed the node's contracts in the personal tenant", { tenant: person.tenant, namespaces: installed });
+      await this.#onReady?.();
+      this.#done = true;
     } catch (error) {
-      this.#log.warn("the node's contracts are not installed yet; trying again", { error: (error as Error).message });
+      this.#log.warn("the node's contracts, or what it resumes at start, are not done yet; trying again", { error: (error as Error).message });
       this.#timer ??= setTimeout(() => {
         this.#timer = null;
         void this.ensure();

@@ -12,15 +12,16 @@
  * Deciding is the contract's `Approve` or `Deny`, signed as the person; deciding twice is the
  * contract's refusal (`422 refused` with the receipt). Approving a sensitive approval (every install)
  * needs a fresh step-up, checked before anything is decided. An approved install is then carried
- * out (approvals/install-approval.ts); when the engine refuses it, the approval stays approved and
- * the answer is the engine's problem (`409 upgrade-required`, …) with the approval's receipt.
+ * out (approvals/install-approval.ts) and what came of it recorded in the approval (`carriedOutAt`,
+ * `outcome`); when the engine refuses it, the approval stays approved and the answer is the engine's
+ * problem (`409 upgrade-required`, …) with the approval's receipt.
  */
 import type { Hono } from "hono";
 import type { ArtifactWire } from "../../../../contracts/artifact-wire.ts";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
 import { APPROVALS, type ApprovalStatus, type ApprovalView, approvalView, needsStepUp, readApproval, signApproval, STATUS_VALUES } from "../approvals/approval-records.ts";
-import { artifactToInstall, install, INSTALL, type InstallDeps } from "../approvals/install-approval.ts";
+import { artifactToInstall, carryOut, INSTALL, type InstallDeps } from "../approvals/install-approval.ts";
 import type { AccountCeremonies } from "../account/ceremonies.ts";
 import { pageOf, pageRequest } from "../list-page.ts";
 import { jsonBody } from "../request-body.ts";
@@ -69,9 +70,10 @@ export function mountApprovalRoutes(api: Hono<ApiEnv>, deps: ApprovalRouteDeps):
     const signed = await signApproval(writer, { action: "Approve", subject: approval.id, args: {} });
     const answer = { approval: decided(approval, signed.receipt.state), receipt: signed.receipt, jws: signed.jws };
     if (artifact === null) return c.json(answer);
-    const installed = await install(deps, artifact);
-    if (!installed.ok) throw new HttpProblem({ ...installed.problem, detail: `approved, but not installed: ${installed.problem.detail}`, ...answer });
-    return c.json({ ...answer, install: installed.value });
+    const installed = await carryOut(deps, approval.id, artifact);
+    const carried = { ...answer, approval: readApproval(reader, approval.id, false) };
+    if (!installed.ok) throw new HttpProblem({ ...installed.problem, detail: `approved, but not installed: ${installed.problem.detail}`, ...carried });
+    return c.json({ ...carried, install: installed.value });
   });
 }
 

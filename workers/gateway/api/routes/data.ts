@@ -13,10 +13,13 @@
  * idempotency key, no `/api/events` frame). A query is a declared query, read as the person.
  * Problems: `403` a tenant that is not the person's (an action needs the person to be an owner,
  * member or delegate of it; a query, an owner or member), `404` no such tenant, namespace, action
- * or query, `400` arguments or parameters the contract does not take.
+ * or query, `400` arguments or parameters the contract does not take. A few actions of the node's
+ * own contracts are signed only by their own routes, or need a step-up (personal/generic-writes.ts).
  */
 import type { Hono } from "hono";
+import type { AccountCeremonies } from "../account/ceremonies.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
+import { guardGenericWrite } from "../personal/generic-writes.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { jsonBody } from "../request-body.ts";
@@ -24,7 +27,10 @@ import { commandResponse, previewResponse, requireKnown } from "./data-answers.t
 import { nameField, objectField, stringField, tenantField } from "./data-input.ts";
 
 /** Mounts the data routes. */
-export function mountDataRoutes(api: Hono<ApiEnv>, deps: { readonly writer: PersonWriter; readonly reader: PersonReader; readonly now: () => number }): void {
+export function mountDataRoutes(
+  api: Hono<ApiEnv>,
+  deps: { readonly writer: PersonWriter; readonly reader: PersonReader; readonly now: () => number; readonly account: Pick<AccountCeremonies, "context"> },
+): void {
   const { writer, reader } = deps;
 
   api.post("/api/data/act", async (c) => {
@@ -33,6 +39,7 @@ export function mountDataRoutes(api: Hono<ApiEnv>, deps: { readonly writer: Pers
     const write = actionOf(body);
     const idempotencyKey = body.idempotencyKey === undefined ? undefined : stringField(body.idempotencyKey, "idempotencyKey");
     requireKnown(reader, write.tenant, deps.now());
+    guardGenericWrite(c, deps, write);
     return commandResponse(c, await writer.act({ ...write, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) }));
   });
 

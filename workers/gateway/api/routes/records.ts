@@ -17,7 +17,9 @@
  */
 import type { Context, Hono } from "hono";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
+import type { AccountCeremonies } from "../account/ceremonies.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
+import { guardGenericWrite } from "../personal/generic-writes.ts";
 import { pageRequest } from "../list-page.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
@@ -28,6 +30,7 @@ import { badParameter, NAME_MAX, objectField, stringField } from "./data-input.t
 interface RecordRouteDeps {
   readonly writer: PersonWriter;
   readonly reader: PersonReader;
+  readonly account: Pick<AccountCeremonies, "context">;
 }
 
 /** Which tenant a prefix addresses: undefined for the personal tenant. */
@@ -54,6 +57,7 @@ function mountContractRoutes(api: Hono<ApiEnv>, deps: RecordRouteDeps, prefix: s
     const args = objectField(body.args, "args");
     const idempotencyKey = body.idempotencyKey === undefined ? undefined : stringField(body.idempotencyKey, "idempotencyKey");
     requireMember(reader, tenant);
+    guardGenericWrite(c, deps, { tenant, namespace: c.req.param("contract"), action: c.req.param("action") });
     const answer = await writer.act({
       ...(tenant === undefined ? {} : { tenant }),
       namespace: c.req.param("contract"),
