@@ -24,7 +24,7 @@ import { PersonReader } from "./personal/person-reader.ts";
 import { PersonalLibrary } from "./personal/personal-library.ts";
 import { finishApproved } from "./approvals/install-approval.ts";
 import { sealOf } from "./seal.ts";
-import { Dashboards, dashboardMinuteMs } from "./dashboards/dashboards.ts";
+import { DASHBOARDS, Dashboards, dashboardMinuteMs, SCHEDULE_ACTIONS } from "./dashboards/dashboards.ts";
 import { DashboardScheduler } from "./dashboards/dashboard-scheduler.ts";
 import { StoreView } from "../reads/store-view.ts";
 
@@ -135,6 +135,10 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     version: options.version,
     person,
     lastSeq: () => Number((storeView.prepare("SELECT COALESCE(MAX(seq), 0) AS seq FROM history").get() as { seq: bigint }).seq),
+  });
+  // A schedule changed through any route (the generic ones too) is kept from then on, not at the next re-check.
+  writer.onAccepted((write) => {
+    if (write.namespace === DASHBOARDS && SCHEDULE_ACTIONS.has(write.action) && write.tenant === person().tenant) scheduler.wake();
   });
   scheduler.start();
   return {

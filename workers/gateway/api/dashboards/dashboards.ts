@@ -20,6 +20,8 @@ import { type DashboardView, dashboardView, liveState } from "./dashboard-view.t
 
 /** The contract the dashboards are records of. */
 export const DASHBOARDS = "std.dashboards";
+/** The actions that change when a dashboard is due (the refreshes the scheduler records do not). */
+export const SCHEDULE_ACTIONS: ReadonlySet<string> = new Set(["Create", "SetSchedule", "Delete"]);
 const AGGREGATE = "Dashboard";
 /** `last_error`'s length in the contract. */
 const ERROR_LEN = 1000;

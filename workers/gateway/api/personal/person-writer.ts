@@ -34,6 +34,7 @@ const NOT_SET_UP = problem(409, "not-set-up", "the node has no account yet");
 /** Signs and submits writes as the person. */
 export class PersonWriter {
   readonly #deps: PersonWriterDeps;
+  readonly #accepted: ((write: PersonWrite & { readonly tenant: string }) => void)[] = [];
   #key: KeyPair | null = null;
 
   constructor(deps: PersonWriterDeps) {
@@ -50,7 +51,14 @@ export class PersonWriter {
     const signed = this.#sign(write, write.idempotencyKey ?? timeOrderedId("api", this.#deps.now()));
     if (signed === null) return { kind: "problem", problem: NOT_SET_UP };
     // Signed just now with the key held here: its signature is not checked again (the payload is).
-    return submit(this.#deps, signed.jws, signed.tenant, write.namespace, write.action, { signedHere: true });
+    const answer = await submit(this.#deps, signed.jws, signed.tenant, write.namespace, write.action, { signedHere: true });
+    if (answer.kind === "receipt" && answer.outcome === "accepted" && !answer.replayed) for (const listener of this.#accepted) listener({ ...write, tenant: signed.tenant });
+    return answer;
+  }
+
+  /** Hears every write of this writer the engine accepted (not a replay), whichever route made it. */
+  onAccepted(listener: (write: PersonWrite & { readonly tenant: string }) => void): void {
+    this.#accepted.push(listener);
   }
 
   /**
