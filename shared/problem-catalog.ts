@@ -74,7 +74,6 @@ export const problemCatalog = {
   "handle-taken": { status: 409, title: "Handle already taken" },
   "last-owner": { status: 409, title: "The last owner cannot be removed" },
   "personal-owner": { status: 409, title: "The person stays an owner of the personal tenant" },
-  "key-rotation-unsupported": { status: 501, title: "Key rotation not supported" },
 
   // Commands and installs that conflict with what is stored.
   "idempotency-conflict": { status: 409, title: "Idempotency key already used" },

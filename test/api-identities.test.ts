@@ -4,15 +4,18 @@
  * `std.identities`; changes need a step-up, and without one nothing changes (the engine's
  * `tenant-describe` before and after); a delegation made here lets a did:key sign a delegated
  * action through `/v1`, and taking it back refuses the next; `PUT /api/scopes` sets a did's scopes
- * in one step; the vault exports public key material only; kind and name survive a restart.
+ * in one step; the vault exports public key material only, and rotates an identity's key (step-up):
+ * a new did everywhere the identity shows, the old one retired, records still written there — the
+ * personal identity's too; kind, name and the rotated key survive a restart.
  */
 import assert from "node:assert/strict";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, it } from "node:test";
 import { artifactWire } from "../contracts/artifact-wire.ts";
 import { compileContract } from "../contracts/compile.ts";
-import { base64urlDecode, didKeyFromPublicKey, generateKeyPair, type KeyPair } from "../shared/identity/index.ts";
+import { base64urlDecode, didKeyFromPublicKey, generateKeyPair, type KeyPair, loadKeyFile } from "../shared/identity/index.ts";
 import type { AdminRequests, TenantDescription } from "../shared/protocol/admin.ts";
 import { dataPaths } from "../shared/worker/config.ts";
 import { SocketLink } from "../shared/worker/socket-link.ts";
@@ -109,7 +112,7 @@ describe("the person's identities", () => {
     const { receipt, ...identity } = made.body;
     assert.match(identity.did, /^did:key:z6Mk/);
     assert.notEqual(identity.did, personalDid, "its own identity");
-    assert.deepEqual(identity, { handle: "ada-works", did: identity.did, kind: "business", name: "Ada Works", role: "owner", createdAt: identity.createdAt, owners: [person], members: [], delegations: [] });
+    assert.deepEqual(identity, { handle: "ada-works", did: identity.did, kind: "business", name: "Ada Works", role: "owner", createdAt: identity.createdAt, owners: [person], members: [], delegations: [], retiredDids: [] });
     assert.deepEqual([receipt.outcome, receipt.tenant, receipt.namespace, receipt.action, receipt.subject, receipt.signer], ["accepted", "ada", "std.identities", "Register", "ada-works", person]);
 
     const described = await describeTenant("ada-works");
@@ -305,23 +308,92 @@ describe("the person's identities", () => {
     expectProblem(await api.call("GET", "/api/scopes?did=did:web:x", { cookie }), 400, "bad-parameters");
   });
 
-  it("the vault exports public key material only; rotation is refused as not supported, the key unchanged", async () => {
+  it("the vault exports public key material only", async () => {
     const exported = await post("/api/identities/ada-works/vault", { operation: "export" });
     assert.equal(exported.status, 200, JSON.stringify(exported.body));
     const described = await describeTenant("ada-works");
-    assert.deepEqual(exported.body, { handle: "ada-works", did: described.did, publicJwk: exported.body.publicJwk, createdAt: described.createdAt });
+    assert.deepEqual(exported.body, { handle: "ada-works", did: described.did, publicJwk: exported.body.publicJwk, createdAt: described.createdAt, retiredDids: [] });
     assert.deepEqual(Object.keys(exported.body.publicJwk).sort(), ["crv", "kty", "x"], "no private member");
     const publicKey = base64urlDecode(exported.body.publicJwk.x);
     assert.ok(publicKey !== null);
     assert.equal(didKeyFromPublicKey(publicKey), described.did, "the did is that public key");
 
-    expectProblem(await post("/api/identities/ada-works/vault", { operation: "rotate" }), 501, "key-rotation-unsupported");
     expectProblem(await post("/api/identities/ada-works/vault", { operation: "burn" }), 400, "malformed-body");
     expectProblem(await post("/api/identities/nobody-here/vault", { operation: "export" }), 404, "not-found");
+    expectProblem(await post("/api/identities/nobody-here/vault", { operation: "rotate" }), 404, "not-found");
     assert.equal((await describeTenant("ada-works")).did, described.did);
   });
 
-  it("kind and name survive a restart: they are the person's records", async () => {
+  /** The did the key file `name` of the node's data directory holds, after checking its mode. */
+  const fileDid = async (name: string): Promise<string> => {
+    const path = join(node.dataDir, "keys", name);
+    assert.equal(statSync(path).mode & 0o777, 0o600, name);
+    const key = await loadKeyFile(path);
+    assert.ok(key.ok, JSON.stringify(key));
+    return key.value.did;
+  };
+  let rotatedDid = "";
+
+  it("rotate: 403 step-up-required without a step-up, nothing changed; with one, a new did:key everywhere the identity shows, the old one retired", async () => {
+    const before = await describeTenant("ada-works");
+    expectProblem(await post("/api/identities/ada-works/vault", { operation: "rotate" }, plain), 403, "step-up-required");
+    assert.deepEqual(await describeTenant("ada-works"), before);
+    assert.equal(await fileDid("tenant-ada-works.jwk"), before.did);
+
+    await stepUp(api, auth, cookie);
+    const rotated = await post("/api/identities/ada-works/vault", { operation: "rotate" });
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    assert.deepEqual(Object.keys(rotated.body).sort(), ["did", "handle", "previous", "publicJwk"]);
+    assert.equal(rotated.body.handle, "ada-works");
+    assert.match(rotated.body.did, /^did:key:z6Mk/);
+    assert.notEqual(rotated.body.did, before.did);
+    assert.equal(rotated.body.previous.did, before.did);
+    assert.ok(Math.abs(Date.parse(rotated.body.previous.retiredAt) - Date.now()) < 60_000, rotated.body.previous.retiredAt);
+    assert.equal(didKeyFromPublicKey(base64urlDecode(rotated.body.publicJwk.x) as Uint8Array), rotated.body.did, "the public key is the new did's");
+    rotatedDid = rotated.body.did;
+
+    const described = await describeTenant("ada-works");
+    assert.deepEqual([described.did, described.retiredDids], [rotatedDid, [rotated.body.previous]]);
+    assert.deepEqual([described.owners, described.delegations, described.namespaces], [before.owners, before.delegations, before.namespaces], "roles, delegations and contracts stay");
+    assert.equal(await fileDid("tenant-ada-works.jwk"), rotatedDid);
+    assert.equal(await fileDid("tenant-ada-works.retired-1.jwk"), before.did);
+
+    const exported = await post("/api/identities/ada-works/vault", { operation: "export" });
+    assert.equal(exported.status, 200, JSON.stringify(exported.body));
+    assert.deepEqual([exported.body.did, exported.body.retiredDids, exported.body.publicJwk], [rotatedDid, [rotated.body.previous], rotated.body.publicJwk]);
+    const list = await api.call("GET", "/api/identities", { cookie });
+    assert.equal(list.body.items.find((i: { handle: string }) => i.handle === "ada-works").did, rotatedDid);
+    const shown = await post("/api/identities/ada-works/members", { did: bob.did });
+    assert.equal(shown.status, 200, JSON.stringify(shown.body));
+    assert.deepEqual([shown.body.did, shown.body.retiredDids], [rotatedDid, [rotated.body.previous]]);
+    assert.equal((await post("/api/identities/ada-works/members", { did: bob.did, remove: true })).status, 200);
+  });
+
+  it("after a rotation the person still writes records in that identity", async () => {
+    const acted = await post("/api/data/act", { tenant: "ada-works", namespace: "std.invoices", action: "Record", subject: "inv-2", args: { ...INVOICE, reference: "r-2" } });
+    assert.equal(acted.status, 200, JSON.stringify(acted.body));
+    assert.deepEqual([acted.body.receipt.tenant, acted.body.receipt.signer, acted.body.receipt.outcome], ["ada-works", person, "accepted"]);
+  });
+
+  it("rotating the personal identity keeps the node working: bootstrap shows the new did and tasks are still created", async () => {
+    const rotated = await post("/api/identities/ada/vault", { operation: "rotate" });
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    assert.equal(rotated.body.previous.did, personalDid);
+    assert.notEqual(rotated.body.did, personalDid);
+    assert.notEqual(rotated.body.did, person, "the person's own identity is another key, untouched");
+    const boot = await api.call("GET", "/api/bootstrap", { cookie });
+    assert.equal(boot.status, 200, JSON.stringify(boot.body));
+    assert.deepEqual([boot.body.tenant.did, boot.body.person.did], [rotated.body.did, person]);
+    const list = await api.call("GET", "/api/identities", { cookie });
+    assert.deepEqual(list.body.items[0], { handle: "ada", did: rotated.body.did, kind: "personal", role: "owner" });
+
+    const task = await api.call("POST", "/api/tasks", { cookie, body: { title: "Renew the domain" } });
+    assert.equal(task.status, 201, JSON.stringify(task.body));
+    assert.deepEqual([task.body.title, task.body.status, task.body.receipt.tenant, task.body.receipt.signer], ["Renew the domain", "open", "ada", person]);
+    personalDid = rotated.body.did;
+  });
+
+  it("kind and name survive a restart (they are the person's records), and so do the rotated keys", async () => {
     await admin.close();
     await stopCharter(node);
     node = await startCharter({ edition: "node", dataDir: node.dataDir });
@@ -339,5 +411,9 @@ describe("the person's identities", () => {
         ["bobs-shop", "business", null],
       ],
     );
+    // The rotated keys are the identities' after a restart too.
+    assert.deepEqual(list.body.items.slice(0, 3).map((i: { did: string }) => i.did), [personalDid, (await describeTenant("ada-home")).did, rotatedDid]);
+    assert.equal(await fileDid("tenant-ada-works.jwk"), rotatedDid);
+    assert.equal(await fileDid("tenant-ada.jwk"), personalDid);
   });
 });

@@ -16,7 +16,8 @@
  * After each: every command that got a receipt (200 or 422) is in every voter's history exactly
  * once, at its receipt's seq, and nothing else is (each client retries the same signed command
  * until it gets a receipt); every replicated table (history, idempotency, state tables, tenants,
- * artifacts, applied index…) is equal across the voters; the tenant key files too.
+ * retired tenant dids, artifacts, applied index…) is equal across the voters; the tenant key files
+ * too — the tenant's key was rotated at the start, so its retired key travels in snapshots as well.
  *
  * Times (to a new leader, to the first receipt after a kill) are printed as diagnostics, not
  * asserted: this machine is shared. `CHARTER_SOAK=1` runs longer loads and repeats the rounds.
@@ -24,9 +25,10 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { after, before, test } from "node:test";
 import type { TestContext } from "node:test";
-import { generateKeyPair, signBearer } from "../shared/identity/index.ts";
+import { generateKeyPair, loadKeyFile, signBearer } from "../shared/identity/index.ts";
 import { sleep } from "./helpers/charter-process.ts";
 import { signed } from "./helpers/client.ts";
 import { Cluster, historyCommands, type Sent, sendUntilReceipt, storeDigest } from "./helpers/cluster.ts";
@@ -47,12 +49,17 @@ const owner = generateKeyPair();
 let cluster: Cluster;
 /** Every command that got a receipt, since the start. */
 const receipts: Sent[] = [];
+/** The tenant's did after its key rotation. */
+let acmeDid = "";
 
 before(async () => {
   cluster = await Cluster.start({ proxies: true, env: { CHARTER_RAFT_SNAPSHOT_EVERY: String(SNAPSHOT_EVERY), CHARTER_RAFT_SNAPSHOT_KEEP: String(SNAPSHOT_KEEP) } });
   await cluster.leader();
   // Through two different voters' admin sockets: both go through the log.
   await cluster.cli(["tenant", "create", "acme", "--owner", owner.did, "--data", cluster.voter("b").dataDir]);
+  // Through a third voter: the rotation's key is made by the proposer and carried in its log entry.
+  acmeDid = (await cluster.cli(["tenant", "rotate-key", "acme", "--data", cluster.voter("a").dataDir])).trim();
+  assert.match(acmeDid, /^did:key:z6Mk/);
   await cluster.cli(["install", new URL("../contracts/examples/counter.charter.md", import.meta.url).pathname, "--tenant", "acme", "--data", cluster.voter("c").dataDir]);
   for (let i = 0; i < SUBJECTS; i++) {
     const s = await sendUntilReceipt(cluster, `/v1/acme/${NS}/actions/Start`, signed(owner, { namespace: NS, action: "Start", subject: `t${i}`, args: { label: `tally ${i}` } }), { first: i });
@@ -136,6 +143,13 @@ async function checkVoters(t: TestContext, sent: readonly Sent[]): Promise<void>
   assert.equal(Number((digests[0] as Record<string, { rows: number }>).replication?.rows), 1);
   const keys = cluster.voters.map((v) => readdirSync(join(v.dataDir, "keys")).sort().map((name) => `${name}:${readFileSync(join(v.dataDir, "keys", name), "utf8")}`));
   for (let i = 1; i < keys.length; i++) assert.deepEqual(keys[i], keys[0], `voter ${cluster.voters[i]?.id}'s tenant keys equal voter a's`);
+  for (const v of cluster.voters) {
+    const names = readdirSync(join(v.dataDir, "keys")).filter((n) => n.startsWith("tenant-acme."));
+    assert.deepEqual(names.sort(), ["tenant-acme.jwk", "tenant-acme.retired-1.jwk"], `voter ${v.id} holds acme's current and retired keys`);
+    const key = await loadKeyFile(join(v.dataDir, "keys", "tenant-acme.jwk"));
+    assert.ok(key.ok && key.value.did === acmeDid, `voter ${v.id}'s key file of acme is its rotated did`);
+    assert.equal(tenantDid(v.dataDir, "acme"), acmeDid, `voter ${v.id}'s store names the rotated did`);
+  }
   // The counts add up: every accepted Increment counted once, on every voter, read linearizably.
   const total = receipts.filter((s) => s.path.endsWith("/Increment") && s.receipt?.outcome === "accepted").length;
   const counts = await Promise.all(cluster.voters.map(async (v) => {
@@ -156,6 +170,16 @@ async function checkVoters(t: TestContext, sent: readonly Sent[]): Promise<void>
   }));
   assert.deepEqual(counts, cluster.voters.map(() => total), "each voter's counters sum to the accepted Increments");
   t.diagnostic(`${receipts.length} receipts in all; applied index ${applied} on every voter; ${Object.keys(digests[0] ?? {}).length} tables equal`);
+}
+
+/** The did a voter's store names for `tenant`. */
+function tenantDid(dataDir: string, tenant: string): string | undefined {
+  const db = new DatabaseSync(join(dataDir, "charter.db"), { readOnly: true });
+  try {
+    return (db.prepare("SELECT did FROM tenants WHERE handle = ?").get(tenant) as { did: string } | undefined)?.did;
+  } finally {
+    db.close();
+  }
 }
 
 /** How many snapshots voter `id` installed from a leader in its latest incarnation. */

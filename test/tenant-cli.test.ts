@@ -55,10 +55,16 @@ async function session(dataDir: string): Promise<string[]> {
   const installed = await step(["install", shipping, "--tenant", "acme"]);
   assert.match(installed.stdout, /^art_[0-9a-f]{64}\n$/);
   await step(["install", shipping, "--tenant", "nobody"], 1);
+  const rotated = await step(["tenant", "rotate-key", "acme"]);
+  assert.match(rotated.stdout, /^did:key:z6Mk\w+\n$/);
+  const rotatedDid = rotated.stdout.trim();
+  assert.notEqual(rotatedDid, tenantDid);
+  await step(["tenant", "rotate-key", "nobody"], 1);
   await step(["tenant", "show", "acme"]);
   const shown = await step(["tenant", "show", "acme", "--json"]);
   const described = JSON.parse(shown.stdout);
-  assert.equal(described.did, tenantDid);
+  assert.equal(described.did, rotatedDid);
+  assert.deepEqual(described.retiredDids.map((r: { did: string }) => r.did), [tenantDid]);
   assert.deepEqual(described.owners, [ada]);
   assert.deepEqual(described.members, [bob]);
   assert.deepEqual(described.delegations, [{ did: cy, scope: "shipping", until: "2099-01-01T00:00:00.000Z" }]);
@@ -70,7 +76,7 @@ async function session(dataDir: string): Promise<string[]> {
   await step(["tenant", "list"]);
   await step(["contracts", "list", "--tenant", "acme", "--json"]);
   await step(["tenant", "show", "nobody"], 1);
-  return outputs.map((o) => o.replaceAll(tenantDid, "<tenant-did>").replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, (t) => (t.startsWith("2099") ? t : "<time>")));
+  return outputs.map((o) => o.replaceAll(tenantDid, "<tenant-did>").replaceAll(rotatedDid, "<rotated-did>").replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, (t) => (t.startsWith("2099") ? t : "<time>")));
 }
 
 const dirs: string[] = [];
@@ -87,6 +93,7 @@ describe("charter tenant, install and contracts", () => {
     offline = await session(join(dir, "data"));
     assert.throws(() => statSync(join(dir, "data", "charter.lock")), "the lock is released afterwards");
     assert.equal(statSync(join(dir, "data", "keys", "tenant-acme.jwk")).mode & 0o777, 0o600);
+    assert.equal(statSync(join(dir, "data", "keys", "tenant-acme.retired-1.jwk")).mode & 0o777, 0o600, "the rotated-out key is kept");
   });
 
   it("go through the admin socket while a node runs, with the same output", async () => {
@@ -119,12 +126,12 @@ describe("charter tenant, install and contracts", () => {
   });
 
   it("have --help, and answer usage mistakes with one line and exit 2", async () => {
-    for (const args of [["tenant", "--help"], ["tenant", "create", "--help"], ["tenant", "member", "--help"], ["install", "--help"], ["contracts", "--help"]]) {
+    for (const args of [["tenant", "--help"], ["tenant", "create", "--help"], ["tenant", "member", "--help"], ["tenant", "rotate-key", "--help"], ["install", "--help"], ["contracts", "--help"]]) {
       const r = await charter(args);
       assert.equal(r.code, 0, args.join(" "));
       assert.match(r.stdout, /^Usage: charter /);
     }
-    for (const args of [["tenant", "create", "acme"], ["tenant", "frob"], ["tenant", "member", "promote", "acme", ada], ["tenant", "delegate", "acme", ada], ["install", shipping], ["contracts", "show"], ["tenant", "list", "extra"]]) {
+    for (const args of [["tenant", "create", "acme"], ["tenant", "frob"], ["tenant", "member", "promote", "acme", ada], ["tenant", "delegate", "acme", ada], ["install", shipping], ["contracts", "show"], ["tenant", "list", "extra"], ["tenant", "rotate-key"], ["tenant", "rotate-key", "acme", "extra"]]) {
       const r = await charter(args);
       assert.equal(r.code, 2, args.join(" "));
       assert.equal(r.stderr.split("\n").length, 2, `one line: ${r.stderr}`);

@@ -18,7 +18,7 @@ function installCells(n: NamespaceInstall): string[] {
   return [n.namespace, n.version, n.artifact, n.status, n.installedAt, `by ${by(n.installedBy)}`];
 }
 
-/** `tenant show`: identity, then one section each for owners, members, delegations and namespaces. */
+/** `tenant show`: identity, then one section each for owners, members, delegations, namespaces and the dids key rotations retired. */
 export function formatTenant(t: TenantDescription, now: number): string {
   const delegations = columns(
     t.delegations.map((d) => {
@@ -34,6 +34,7 @@ export function formatTenant(t: TenantDescription, now: number): string {
     ...section("members", t.members),
     ...section("delegations", delegations),
     ...section("namespaces", columns(t.namespaces.map(installCells))),
+    ...section("retired dids", columns(t.retiredDids.map((r) => [r.did, `retired ${r.retiredAt}`]))),
     "",
   ].join("\n");
 }

@@ -1,6 +1,7 @@
 /**
- * @module `charter tenant …`: create tenants, manage their owners, members and delegations, show
- * and list them. Through the running node's admin socket, or on the store itself when none runs.
+ * @module `charter tenant …`: create tenants, manage their owners, members and delegations, rotate
+ * their keys, show and list them. Through the running node's admin socket, or on the store itself
+ * when none runs.
  */
 import { runAdmin } from "../admin-client.ts";
 import { existingDataDir } from "../options.ts";
@@ -19,7 +20,8 @@ const HELP = [
   "  member add|remove TENANT DID                 give or take a member's role",
   "  owner add|remove TENANT DID                  give or take an owner's role (the last owner stays)",
   "  delegate TENANT DID --scope SCOPE [--until DATE]  grant a delegation (DATE: YYYY-MM-DD or RFC 3339)",
-  "  show TENANT [--json]                         identity, owners, members, delegations, namespaces",
+  "  rotate-key TENANT                            give the tenant a new key pair; print its new did:key",
+  "  show TENANT [--json]                         identity, owners, members, delegations, namespaces, retired dids",
   "  list [--json]                                every tenant",
   "",
   "A handle is 2–63 characters of a–z, 0–9 and '-'. While a node runs on the data directory the",
@@ -81,8 +83,18 @@ const delegateCommand: Sub = async (args) => {
   return report("tenant delegate", result, (d) => `${d.did} holds '${d.scope}' in ${tenant} ${d.until === null ? "with no end" : `until ${d.until}`}\n`);
 };
 
+const rotateKey: Sub = async (args) => {
+  const usage = help("rotate-key TENANT [--data DIR]", "Gives TENANT a new key pair, and so a new did:key, and prints it. The old key is kept as\nDATA/keys/tenant-TENANT.retired-N.jwk and its did listed as retired (`tenant show`).");
+  const p = parse("tenant rotate-key", args, {}, 1, usage);
+  if (typeof p === "number") return p;
+  const dataDir = existingDataDir(p.values.data as string | undefined);
+  if (dataDir === null) return 1;
+  const result = await runAdmin(dataDir, "tenant-key-rotate", { tenant: p.positionals[0] as string, by: null }, OPERATOR);
+  return report("tenant rotate-key", result, (r) => `${r.did}\n`);
+};
+
 const show: Sub = async (args) => {
-  const p = parse("tenant show", args, { json: { type: "boolean" } }, 1, help("show TENANT [--json] [--data DIR]", "Shows a tenant: identity, owners, members, delegations and installed namespaces.", ["  --json      print it as JSON"]));
+  const p = parse("tenant show", args, { json: { type: "boolean" } }, 1, help("show TENANT [--json] [--data DIR]", "Shows a tenant: identity, owners, members, delegations, installed namespaces and the dids key rotations retired.", ["  --json      print it as JSON"]));
   if (typeof p === "number") return p;
   const dataDir = existingDataDir(p.values.data as string | undefined);
   if (dataDir === null) return 1;
@@ -99,7 +111,7 @@ const list: Sub = async (args) => {
   return report("tenant list", result, (ts) => (p.values.json === true ? json(ts) : formatTenantList(ts)));
 };
 
-const subcommands: Record<string, Sub> = { create, member: role("member"), owner: role("owner"), delegate: delegateCommand, show, list };
+const subcommands: Record<string, Sub> = { create, member: role("member"), owner: role("owner"), delegate: delegateCommand, "rotate-key": rotateKey, show, list };
 
 export default async function tenant(args: string[]): Promise<number> {
   const [sub, ...rest] = args;

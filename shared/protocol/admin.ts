@@ -39,6 +39,13 @@ export interface NamespaceInstall {
   readonly installedBy: string | null;
 }
 
+/** A did a tenant had until a key rotation replaced it. */
+export interface RetiredDid {
+  readonly did: string;
+  /** ISO 8601 instant of the rotation. */
+  readonly retiredAt: string;
+}
+
 export interface TenantDescription {
   readonly handle: string;
   readonly did: string;
@@ -47,6 +54,15 @@ export interface TenantDescription {
   readonly members: readonly string[];
   readonly delegations: readonly Delegation[];
   readonly namespaces: readonly NamespaceInstall[];
+  /** The dids key rotations replaced, newest first: the last 20 at most. */
+  readonly retiredDids: readonly RetiredDid[];
+}
+
+/** What a key rotation answers: the tenant's new did, and the one it replaced. */
+export interface TenantKeyRotated {
+  readonly handle: string;
+  readonly did: string;
+  readonly previous: RetiredDid;
 }
 
 export interface TenantSummary {
@@ -87,6 +103,8 @@ export type AdminRequests = {
   "tenant-undelegate": Req<{ tenant: string; did: string; scope: string }, { removed: boolean }>;
   /** Makes `scopes` exactly the delegations the did holds (the others revoked), in one transaction; answers them. */
   "tenant-delegations-set": Req<{ tenant: string; did: string; scopes: string[]; until?: string }, Delegation[]>;
+  /** Gives the tenant a new key pair (and so a new did); the old key is kept as a retired key file. */
+  "tenant-key-rotate": Req<{ tenant: string; by: string | null }, TenantKeyRotated>;
   "tenant-describe": Req<{ tenant: string }, TenantDescription>;
   "tenant-list": Req<Record<string, never>, TenantSummary[]>;
   "tenant-roles": Req<{ tenant: string; did: string }, Roles>;

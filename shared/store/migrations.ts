@@ -143,6 +143,24 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX install_ids_issued ON install_ids (issued_at);
     `,
   },
+  {
+    version: 5,
+    name: "tenant-retired-dids",
+    // A tenant's earlier identities: a key rotation (workers/engine/tenant-key-rotate.ts) moves the
+    // did it replaces here, with when it became and stopped being the tenant's. Tenants made
+    // before this table have no row until their first rotation.
+    sql: `
+      CREATE TABLE tenant_retired_dids (
+        tenant TEXT NOT NULL REFERENCES tenants (handle),
+        did TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        retired_at INTEGER NOT NULL,
+        retired_by TEXT,
+        PRIMARY KEY (tenant, did)
+      );
+      CREATE INDEX tenant_retired_dids_order ON tenant_retired_dids (tenant, retired_at);
+    `,
+  },
 ];
 
 /** Thrown when the store was written by a newer version: the caller prints it and exits. */

@@ -25,6 +25,16 @@ export interface DelegationsTable {
   added_at: number;
 }
 
+/** A did a tenant had before a key rotation replaced it. */
+export interface TenantRetiredDidsTable {
+  tenant: string;
+  did: string;
+  /** When it became the tenant's did (the tenant's creation, or the rotation before). */
+  created_at: number;
+  retired_at: number;
+  retired_by: string | null;
+}
+
 export interface ArtifactsTable {
   id: string;
   namespace: string;
@@ -84,6 +94,7 @@ export interface StoreTables {
   tenants: TenantsTable;
   tenant_roles: TenantRolesTable;
   delegations: DelegationsTable;
+  tenant_retired_dids: TenantRetiredDidsTable;
   artifacts: ArtifactsTable;
   installs: InstallsTable;
   history: HistoryTable;

@@ -382,7 +382,7 @@ export async function sendUntilReceipt(
 // ---- store digests ---------------------------------------------------------------------------
 
 /** The replicated tables of a store (not the journal, which each voter runs for itself). */
-const REPLICATED = ["tenants", "tenant_roles", "delegations", "artifacts", "installs", "history", "idempotency", "replication"];
+const REPLICATED = ["tenants", "tenant_roles", "delegations", "tenant_retired_dids", "artifacts", "installs", "history", "idempotency", "replication"];
 
 /**
  * A digest per replicated table of the store in `dataDir`: the fixed tables above and every

@@ -2,8 +2,8 @@
  * @module The admin operations, one per admin request type, over a writer connection: the engine
  * serves them on `DATA/admin.sock`, and the `charter` commands run the very same functions on the
  * store themselves when no node holds the data directory — so the answer is the same either way.
- * Every change (a tenant, its members, owners and delegations; an install, upgrade, retirement or
- * restore) is logged when it happens, and so is an install refused, with its code.
+ * Every change (a tenant, its key, members, owners and delegations; an install, upgrade, retirement
+ * or restore) is logged when it happens, and so is an install refused, with its code.
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { Clock } from "../../shared/clock.ts";
@@ -17,6 +17,7 @@ import { restoreNamespace, retireNamespace } from "./retire.ts";
 import { setDelegations, undelegate } from "./delegations.ts";
 import { describeTenant, listContracts, listTenants } from "./tenant-views.ts";
 import { addRole, checkTenant, createTenant, delegate, fail, ok, removeRole, rolesOf } from "./tenants.ts";
+import { rotateTenantKey } from "./tenant-key-rotate.ts";
 
 export interface AdminDeps {
   /** The store's writer connection. */
@@ -28,7 +29,7 @@ export interface AdminDeps {
   readonly onInstalled?: (tenant: string, namespace: string) => void;
   /** Runs an install between command batches (the engine's command processor); inline when absent. */
   readonly exclusive?: <T>(fn: () => T) => Promise<T>;
-  /** A replicated voter applying a `tenant-create`: the key its proposer made, the same on every voter. */
+  /** A replicated voter applying a `tenant-create` or `tenant-key-rotate`: the key its proposer made, the same on every voter. */
   readonly tenantKey?: () => KeyPair | undefined;
   /** Where changes are logged (the engine's log; none when a command runs offline). */
   readonly log?: Logger;
@@ -53,11 +54,19 @@ export function adminHandlers(deps: AdminDeps): AdminHandlers {
     if (result.ok) onInstalled?.(r.tenant, r.namespace);
     return result;
   };
+  // Key rotations one at a time: each writes the tenant's `.next` key file between its awaits.
+  let rotations: Promise<unknown> = Promise.resolve();
   return {
     "tenant-create": (r) => {
       const key = deps.tenantKey?.();
       const created = createTenant(db, { handle: r.handle, owners: r.owners, by: r.by ?? null, keysDir, now: clock.now(), ...(key ? { key } : {}) });
       return created.then((result) => logged(result, "tenant created", (t) => ({ tenant: t.handle, did: t.did, owners: r.owners })));
+    },
+    "tenant-key-rotate": (r) => {
+      const key = deps.tenantKey?.();
+      const rotated = rotations.then(() => rotateTenantKey(db, { tenant: r.tenant, by: r.by ?? null, keysDir, now: clock.now(), ...(key ? { key } : {}) }));
+      rotations = rotated.catch(() => undefined);
+      return rotated.then((result) => logged(result, "tenant key rotated", (t) => ({ tenant: t.handle, did: t.did, previous: t.previous.did })));
     },
     "tenant-member-add": (r) => logged(addRole(db, r.tenant, r.did, "member", clock.now()), "member added", (v) => (v.added ? { tenant: r.tenant, did: r.did } : null)),
     "tenant-member-remove": (r) => logged(removeRole(db, r.tenant, r.did, "member"), "member removed", (v) => (v.removed ? { tenant: r.tenant, did: r.did } : null)),

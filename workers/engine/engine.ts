@@ -30,6 +30,7 @@ import { StoreMachine } from "./cluster/store-machine.ts";
 import { installStandardLibrary } from "./std-library.ts";
 import { moveSharedFulltext } from "./read-indexes.ts";
 import { rolesOf, tenantExists } from "./tenants.ts";
+import { finishKeyRotations } from "./tenant-key-rotate.ts";
 import { Admission } from "./admission/admission.ts";
 import { requestLogger } from "../../shared/log.ts";
 
@@ -55,6 +56,11 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   }
   const applied = migrate(db);
   if (applied.length > 0) ctx.log.info("store migrated", { versions: applied });
+  // A key rotation a crash interrupted is finished (its commit happened) or undone (it did not).
+  for (const r of await finishKeyRotations(db, paths.keys)) {
+    if (r.outcome === "kept") ctx.log.warn("an interrupted key rotation's new key file is unreadable; left in place", { tenant: r.tenant, reason: r.reason });
+    else ctx.log.info(r.outcome === "finished" ? "interrupted key rotation finished" : "interrupted key rotation undone", { tenant: r.tenant, did: r.did });
+  }
   // Tenants made before a standard-library contract existed get it now (once; see std-library.ts).
   // Not on a replicated voter: its store changes only through the log.
   if (ctx.config.cluster === undefined) {

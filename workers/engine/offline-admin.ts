@@ -12,6 +12,7 @@ import { openDatabase } from "../../shared/store/open.ts";
 import { dataPaths } from "../../shared/worker/config.ts";
 import { adminHandlers } from "./admin-ops.ts";
 import { REPLICATED_ADMIN } from "./cluster/entry.ts";
+import { finishKeyRotations } from "./tenant-key-rotate.ts";
 
 type Response<K extends AdminRequestType> = AdminRequests[K]["response"];
 
@@ -32,6 +33,8 @@ export async function runAdminOffline<K extends AdminRequestType>(dataDir: strin
   }
   try {
     migrate(db);
+    // As a starting engine does: a key rotation a crash interrupted is finished or undone first.
+    await finishKeyRotations(db, paths.keys);
     const handler = adminHandlers({ db, keysDir: paths.keys, clock: systemClock })[type] as (b: typeof body) => Response<K> | Promise<Response<K>>;
     return await handler(body);
   } finally {

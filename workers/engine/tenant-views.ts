@@ -1,11 +1,13 @@
 /**
  * @module Read-side views of tenants for operators and the gateway: one tenant described in full
- * (identity, owners, members, delegations, installed namespaces), all tenants in brief, and the
- * installed contracts. Off the write path, so plain statements in a stable order.
+ * (identity and the dids rotations retired, owners, members, delegations, installed namespaces),
+ * all tenants in brief, and the installed contracts. Off the write path, so plain statements in a
+ * stable order.
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { AdminResult, ContractRow, Delegation, NamespaceInstall, TenantDescription, TenantSummary } from "../../shared/protocol/admin.ts";
 import { checkTenant, ok, statement } from "./tenants.ts";
+import { retiredDids } from "./tenant-key-rotate.ts";
 
 interface InstallRow {
   tenant: string;
@@ -49,6 +51,7 @@ export function describeTenant(db: DatabaseSync, handle: string): AdminResult<Te
     members: roles.filter((r) => r.role === "member").map((r) => r.did),
     delegations: delegations.map((d): Delegation => ({ did: d.did, scope: d.scope, until: d.until === null ? null : new Date(d.until).toISOString() })),
     namespaces: installs.map(install),
+    retiredDids: retiredDids(db, handle),
   });
 }
 

@@ -5,7 +5,6 @@
  * come back as values with stable codes.
  */
 import { chmod } from "node:fs/promises";
-import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isDidKey, publicKeyFromDidKey } from "../../shared/identity/did-key.ts";
 import { loadKeyFile, saveKeyFile } from "../../shared/identity/key-file.ts";
@@ -16,9 +15,12 @@ import type { AdminResult, Delegation } from "../../shared/protocol/admin.ts";
 import { rolesOf, tenantExists } from "../../shared/store/roles.ts";
 import { transaction } from "../../shared/store/open.ts";
 import { installStandardLibrary } from "./std-library.ts";
+import { tenantKeyPath } from "./tenant-key-files.ts";
 
 // Shared with the readers (the gateway asks them on its read-only connection); re-exported here.
 export { rolesOf, tenantExists };
+// Where tenants' keys live (tenant-key-files.ts); re-exported here.
+export { tenantKeyPath };
 
 const HANDLE = /^[a-z0-9-]{2,63}$/;
 /** The grammar's `Scope` (contracts/grammar/charter.peggy), bounded. */
@@ -51,8 +53,6 @@ export function checkDid(did: unknown): AdminResult<never> | null {
   return fail("bad_did", decoded !== null && !decoded.ok ? decoded.error.message : "an identity must be an Ed25519 did:key string");
 }
 
-/** The tenant's identity key file. */
-export const tenantKeyPath = (keysDir: string, handle: string) => join(keysDir, `tenant-${handle}.jwk`);
 
 /** Creates tenant `handle` owned by `owners`, generating its identity; answers its did. */
 export async function createTenant(

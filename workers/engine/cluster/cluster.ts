@@ -17,7 +17,7 @@ import { type Problem, problem } from "../../../shared/problem.ts";
 import type { AdminRequestType, AdminResult } from "../../../shared/protocol/admin.ts";
 import type { CommandAnswer, ConsensusStatus, PreviewAnswer, ReadPoint, SubmittedCommand } from "../../../shared/protocol/engine.ts";
 import { type Message, raftConfig } from "../raft/index.ts";
-import { encodeEntry, REPLICATED_ADMIN, type AdminOp } from "./entry.ts";
+import { encodeEntry, KEYED_ADMIN, REPLICATED_ADMIN, type AdminOp } from "./entry.ts";
 import type { PeerAddress } from "../../../shared/worker/peers.ts";
 import { type PeerTransport, startPeerTransport } from "./peer-transport.ts";
 import { RaftRuntime } from "./runtime.ts";
@@ -183,7 +183,7 @@ export class ClusterEngine {
       if (!barrier.ok) return { ok: false, error: { code: "no_leader", message: barrier.problem.detail } };
       return local(body);
     }
-    const op: AdminOp = type === "tenant-create" ? { type, body: body as AdminOp["body"], tenantKey: toPrivateJwk(generateKeyPair()) } : { type, body: body as AdminOp["body"] };
+    const op: AdminOp = KEYED_ADMIN.has(type) ? { type, body: body as AdminOp["body"], tenantKey: toPrivateJwk(generateKeyPair()) } : { type, body: body as AdminOp["body"] };
     return this.#proposeAdmin(op);
   }
 

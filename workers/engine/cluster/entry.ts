@@ -10,6 +10,7 @@ import type { SubmittedCommand } from "../../../shared/protocol/engine.ts";
 /** Operator requests that change the store: they go through the log. The others read locally. */
 export const REPLICATED_ADMIN: ReadonlySet<AdminRequestType> = new Set([
   "tenant-create",
+  "tenant-key-rotate",
   "tenant-member-add",
   "tenant-member-remove",
   "tenant-owner-add",
@@ -22,7 +23,10 @@ export const REPLICATED_ADMIN: ReadonlySet<AdminRequestType> = new Set([
   "contract-restore",
 ]);
 
-/** An operator request in the log; `tenantKey` is the private JWK a `tenant-create` proposer made. */
+/** Operator requests that make a tenant key: their proposer makes it and carries it in the entry, so every voter holds the same. */
+export const KEYED_ADMIN: ReadonlySet<AdminRequestType> = new Set(["tenant-create", "tenant-key-rotate"]);
+
+/** An operator request in the log; `tenantKey` is the private JWK the proposer of a `KEYED_ADMIN` request made. */
 export interface AdminOp {
   readonly type: AdminRequestType;
   readonly body: AdminRequests[AdminRequestType]["request"];

@@ -4,15 +4,16 @@
  * operator request through the same admin handlers. The entry's index is written in the same
  * transaction as its effects (`replication` table), so a restart resumes after the last one.
  *
- * Snapshots are images of the store (`VACUUM INTO`) with the tenants' key files, installed over
- * the live store page by page (SQLite's backup), so every connection to it sees the new content.
+ * Snapshots are images of the store (`VACUUM INTO`) with the tenants' key files (current and
+ * retired: `tenant-<h>.jwk`, `tenant-<h>.retired-<n>.jwk`; no other name is installed), installed
+ * over the live store page by page (SQLite's backup), so every connection to it sees the new content.
  */
 import { randomBytes } from "node:crypto";
 import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { backup, DatabaseSync } from "node:sqlite";
 import type { DatabaseSync as Db, StatementSync } from "node:sqlite";
-import { fromPrivateJwk, type KeyPair, saveKeyFile } from "../../../shared/identity/index.ts";
+import { fromPrivateJwk, type KeyPair, loadKeyFile, saveKeyFile } from "../../../shared/identity/index.ts";
 import { makeDirs } from "../../../shared/make-dirs.ts";
 import { problem } from "../../../shared/problem.ts";
 import type { AdminResult } from "../../../shared/protocol/admin.ts";
@@ -20,6 +21,9 @@ import type { CommandAnswer, SubmittedCommand } from "../../../shared/protocol/e
 import type { LogEntry, Snapshot } from "../raft/index.ts";
 import type { AdminHandlers } from "../admin-ops.ts";
 import type { CommandProcessor, Pending } from "../commands.ts";
+import { isSnapshotKeyFile, nextKeyPath, parseTenantKeyFile, type TenantKeyFile } from "../tenant-key-files.ts";
+import { finishKeyRotations } from "../tenant-key-rotate.ts";
+import { tenantExists } from "../tenants.ts";
 import { decodeEntry, type AdminOp } from "./entry.ts";
 import type { StateMachine } from "./runtime.ts";
 
@@ -168,10 +172,7 @@ export class StoreMachine implements StateMachine {
     try {
       this.#d.db.exec(`VACUUM INTO '${path.replaceAll("'", "''")}'`);
       const image = await readFile(path);
-      const keys: Record<string, unknown> = {};
-      for (const name of await readdir(this.#d.keysDir).catch(() => [] as string[])) {
-        if (/^tenant-[a-z0-9-]+\.jwk$/.test(name)) keys[name] = JSON.parse(await readFile(join(this.#d.keysDir, name), "utf8")) as unknown;
-      }
+      const keys = await this.#imageKeys(path);
       const head = Buffer.from(JSON.stringify({ keys }));
       const size = Buffer.alloc(4);
       size.writeUInt32BE(head.length);
@@ -181,17 +182,77 @@ export class StoreMachine implements StateMachine {
     }
   }
 
+  /**
+   * The key files an image carries: every tenant's current key and the keys rotations retired. The
+   * current key sent is the one whose did the image's `tenants` row holds: a rotation applied while
+   * the image is made may commit after the image was taken, or rename its key before the files are
+   * read, and the image's key is then that tenant's newest retired key or its `.next` key.
+   */
+  async #imageKeys(imagePath: string): Promise<Record<string, unknown>> {
+    const files: { name: string; handle: string; kind: string; jwk: unknown; did: string | null }[] = [];
+    for (const name of await readdir(this.#d.keysDir).catch(() => [] as string[])) {
+      const file = parseTenantKeyFile(name);
+      if (file === null) continue;
+      // A `.next` key renamed or removed since the listing: the image is checked against the rest.
+      const text = await readFile(join(this.#d.keysDir, name), "utf8").catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT" && file.kind === "next") return null;
+        throw error;
+      });
+      if (text === null) continue;
+      const jwk = JSON.parse(text) as unknown;
+      const key = fromPrivateJwk(jwk);
+      files.push({ name, handle: file.handle, kind: file.kind, jwk, did: key.ok ? key.value.did : null });
+    }
+    const keys: Record<string, unknown> = {};
+    for (const f of files) if (isSnapshotKeyFile(f.name)) keys[f.name] = f.jwk;
+    const image = new DatabaseSync(imagePath, { readOnly: true });
+    try {
+      for (const { handle, did } of image.prepare("SELECT handle, did FROM tenants").all() as { handle: string; did: string }[]) {
+        const current = files.find((f) => f.handle === handle && f.kind === "current");
+        if (current?.did === did) continue;
+        const match = files.find((f) => f.handle === handle && f.did === did);
+        if (match === undefined) throw new Error(`no key file holds ${did}, the did of tenant '${handle}'`);
+        keys[`tenant-${handle}.jwk`] = match.jwk;
+      }
+    } finally {
+      image.close();
+    }
+    return keys;
+  }
+
+  /**
+   * Writes a snapshot's key files before its store is installed. Retired keys go to their names.
+   * A current key this voter does not hold yet goes where a rotation puts its new key
+   * (`tenant-<h>.next.jwk`), to be renamed into place once the store names its did: should the
+   * voter stop before, its old key stays current beside its old store, and the `.next` key is
+   * removed when it starts (tenant-key-rotate.ts). Only current and retired key names are taken.
+   */
+  async #stageKeys(keys: Record<string, unknown>): Promise<void> {
+    const staged: { name: string; key: KeyPair }[] = [];
+    for (const [name, jwk] of Object.entries(keys)) {
+      const key = fromPrivateJwk(jwk);
+      if (!isSnapshotKeyFile(name) || !key.ok) throw new Error(`the snapshot carries a bad key file ${name}`);
+      staged.push({ name, key: key.value });
+    }
+    await makeDirs(this.#d.keysDir);
+    for (const { name, key } of staged) {
+      const file = parseTenantKeyFile(name) as TenantKeyFile;
+      let path = join(this.#d.keysDir, name);
+      if (file.kind === "current") {
+        const held = await loadKeyFile(path);
+        if (held.ok && held.value.did === key.did) continue;
+        path = nextKeyPath(this.#d.keysDir, file.handle);
+      }
+      const saved = await saveKeyFile(path, key, { overwrite: true });
+      if (!saved.ok) throw new Error(saved.error.message);
+    }
+  }
+
   async installImage(bytes: Uint8Array, snapshot: Snapshot): Promise<void> {
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const headLength = buffer.readUInt32BE(0);
     const head = JSON.parse(buffer.subarray(4, 4 + headLength).toString("utf8")) as { keys: Record<string, unknown> };
-    await makeDirs(this.#d.keysDir);
-    for (const [name, jwk] of Object.entries(head.keys)) {
-      const key = fromPrivateJwk(jwk);
-      if (!/^tenant-[a-z0-9-]+\.jwk$/.test(name) || !key.ok) throw new Error(`the snapshot carries a bad key file ${name}`);
-      const saved = await saveKeyFile(join(this.#d.keysDir, name), key.value, { overwrite: true });
-      if (!saved.ok) throw new Error(saved.error.message);
-    }
+    await this.#stageKeys(head.keys);
     await makeDirs(this.#d.runDir);
     const path = join(this.#d.runDir, `incoming-${snapshot.lastIndex}-${randomBytes(4).toString("hex")}.db`);
     try {
@@ -210,6 +271,14 @@ export class StoreMachine implements StateMachine {
       this.#d.db.exec("PRAGMA wal_checkpoint(FULL)");
     } finally {
       await rm(path, { force: true });
+    }
+    // The image's current keys go in place now that its dids are the store's. A key without its
+    // tenant's row (a create not committed when the image was taken) is dropped: that create's
+    // entry carries it again.
+    for (const r of await finishKeyRotations(this.#d.db, this.#d.keysDir)) {
+      if (r.outcome === "kept" || (r.outcome === "undone" && tenantExists(this.#d.db, r.tenant))) {
+        throw new Error(`the snapshot's key of tenant '${r.tenant}' is not the one its store names (${r.reason ?? String(r.did)})`);
+      }
     }
     this.#d.onReplaced();
   }

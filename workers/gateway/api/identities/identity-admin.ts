@@ -30,6 +30,12 @@ const PROBLEMS: Readonly<Record<string, ProblemCode>> = {
   commit_timeout: "commit-timeout",
   forward_failed: "forward-failed",
   apply_failed: "internal",
+  // A key rotation the node could not make (its key files unreadable or not writable).
+  key_unreadable: "internal",
+  key_unwritable: "internal",
+  key_mismatch: "internal",
+  key_conflict: "internal",
+  rotation_conflict: "internal",
 };
 
 /** The problem of an admin refusal; `fields` names the request field of a field rule (`{bad_handle: "handle"}`). */

@@ -6,7 +6,7 @@
  */
 import type { Logger } from "../../../../shared/log.ts";
 import { HttpProblem } from "../../../../shared/problem.ts";
-import type { Delegation, TenantDescription } from "../../../../shared/protocol/admin.ts";
+import type { Delegation, RetiredDid, TenantDescription } from "../../../../shared/protocol/admin.ts";
 import type { SignedCommandAnswer } from "../../../../shared/protocol/engine.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
@@ -33,7 +33,7 @@ export interface IdentityItem {
   readonly role: "owner" | "member";
 }
 
-/** An identity described in full: its item, when it was made, its owners, members and delegations. */
+/** An identity described in full: its item, when it was made, its owners, members, delegations and retired dids. */
 export interface IdentityView extends Omit<IdentityItem, "role"> {
   /** Null once the person removed themselves from it. */
   readonly role: IdentityItem["role"] | null;
@@ -41,6 +41,8 @@ export interface IdentityView extends Omit<IdentityItem, "role"> {
   readonly owners: readonly string[];
   readonly members: readonly string[];
   readonly delegations: readonly Delegation[];
+  /** The dids key rotations retired, newest first (20 at most). */
+  readonly retiredDids: readonly RetiredDid[];
 }
 
 /** Records `handle`'s kind and name, signed as the person: the receipt, or the problem. */
@@ -88,5 +90,5 @@ export function identityView(reader: PersonReader, described: TenantDescription)
   const person = reader.did();
   const role = described.owners.includes(person) ? "owner" : described.members.includes(person) ? "member" : null;
   const item = identityItem(reader, described, role);
-  return { ...item, createdAt: described.createdAt, owners: described.owners, members: described.members, delegations: described.delegations };
+  return { ...item, createdAt: described.createdAt, owners: described.owners, members: described.members, delegations: described.delegations, retiredDids: described.retiredDids };
 }
