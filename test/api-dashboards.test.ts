@@ -11,22 +11,12 @@ import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, it } from "node:test";
 import { ApiClient, createAccount, printedSetupCode } from "./helpers/api-client.ts";
 import { type Charter, cleanup, sleep, startCharter, stopCharter, waitFor } from "./helpers/charter-process.ts";
+import { invoiceArgs } from "./helpers/invoice-args.ts";
 
 const MINUTE_MS = 600;
 const ENV = { CHARTER_DASHBOARD_MINUTE_MS: String(MINUTE_MS) };
 
-const invoice = (n: number, note = "") => ({
-  reference: `ref-${n}`,
-  supplier: "Acme Paper",
-  number: `INV-${n}`,
-  amount_minor: 1000 + n,
-  currency: "EUR",
-  issued_on: "2026-11-01",
-  due_on: "2026-12-01",
-  source: "mail",
-  digest: `d${n}`,
-  note,
-});
+const invoice = (n: number, note = "") => invoiceArgs(n, { note });
 
 const DUE_PANEL = { namespace: "std.invoices", query: "Due", params: { on: "2026-12-31" } };
 

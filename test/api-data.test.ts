@@ -19,6 +19,7 @@ import { generateKeyPair } from "../shared/identity/index.ts";
 import type { AdminRequests } from "../shared/protocol/admin.ts";
 import { type Answer, ApiClient, createAccount, printedSetupCode } from "./helpers/api-client.ts";
 import { type Charter, cleanup, sleep, startCharter, stopCharter, waitFor } from "./helpers/charter-process.ts";
+import { invoiceArgs } from "./helpers/invoice-args.ts";
 
 const ORDERS = `# acme.orders
 
@@ -63,18 +64,7 @@ query Large(min: Int) returns List<Order> api authenticated pipe
 \`\`\`
 `;
 
-const INVOICE = {
-  reference: "ref-1",
-  supplier: "Acme Paper",
-  number: "INV-7",
-  amount_minor: 12_50,
-  currency: "EUR",
-  issued_on: "2026-11-01",
-  due_on: "2026-12-01",
-  source: "mail",
-  digest: "d1",
-  note: "",
-};
+const INVOICE = invoiceArgs(1);
 
 const BUSINESS = "acme-co";
 const STRANGERS = "globex";

@@ -15,19 +15,9 @@ import type { SoftAuthenticator } from "./helpers/soft-authenticator.ts";
 import { type Charter, cleanup, startCharter, stopCharter, waitFor } from "./helpers/charter-process.ts";
 import { standardLibrary } from "../contracts/std/library.ts";
 import { runCharter } from "./helpers/run-charter.ts";
+import { invoiceArgs } from "./helpers/invoice-args.ts";
 
-const INVOICE = {
-  reference: "ref-1",
-  supplier: "Acme Paper",
-  number: "INV-7",
-  amount_minor: 12_50,
-  currency: "EUR",
-  issued_on: "2026-11-01",
-  due_on: "2026-12-01",
-  source: "mail",
-  digest: "d1",
-  note: "",
-};
+const INVOICE = invoiceArgs(1);
 
 describe("the person's writes and the app's bootstrap", () => {
   let node: Charter;

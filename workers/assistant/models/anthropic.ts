@@ -5,13 +5,11 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { ContentBlockParam, MessageCreateParamsStreaming, MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { AnthropicStreamReader } from "./anthropic-stream.ts";
-import { type CallGuard, type CallLimits, DEFAULT_LIMITS, guardCall } from "./call-guard.ts";
+import { type CallGuard, type CallLimits, DEFAULT_LIMITS, guardCall, listModelIds } from "./call-guard.ts";
 import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest } from "./model.ts";
 import { classify as classifyFailure, failure, stringField } from "./provider-failure.ts";
 
 const NAME = "anthropic";
-/** The most model ids `listModels` answers: a provider's list is not allowed to grow without end. */
-const MAX_MODELS = 1000;
 
 export interface AnthropicOptions {
   apiKey: string;
@@ -66,21 +64,8 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
       }
     },
 
-    async listModels(signal: AbortSignal): Promise<string[]> {
-      const guard = guardCall(signal, limits);
-      try {
-        const ids: string[] = [];
-        for await (const model of client.models.list({ limit: 100 }, { signal: guard.signal })) {
-          ids.push(model.id);
-          if (ids.length >= MAX_MODELS) break;
-        }
-        if (guard.ended()) throw classify(undefined, guard, false);
-        return ids;
-      } catch (error) {
-        throw classify(error, guard, false);
-      } finally {
-        guard.stop();
-      }
+    listModels(signal: AbortSignal): Promise<string[]> {
+      return listModelIds(signal, limits, (s) => client.models.list({ limit: 100 }, { signal: s }), (error, guard) => classify(error, guard, false));
     },
   };
 }

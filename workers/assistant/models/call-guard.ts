@@ -24,6 +24,35 @@ export interface CallGuard {
   ended(): "cancelled" | "timeout" | undefined;
 }
 
+/** The most model ids `listModels` answers: a provider's list is not allowed to grow without end. */
+const MAX_MODELS = 1000;
+
+/**
+ * The ids of a provider's models, read page by page from `list` under one guard (at most
+ * MAX_MODELS); a failure is what `classify` makes of it (the error, or none when the guard ended the call).
+ */
+export async function listModelIds(
+  caller: AbortSignal,
+  limits: CallLimits,
+  list: (signal: AbortSignal) => AsyncIterable<{ readonly id: string }>,
+  classify: (error: unknown, guard: CallGuard) => Error,
+): Promise<string[]> {
+  const guard = guardCall(caller, limits);
+  try {
+    const ids: string[] = [];
+    for await (const model of list(guard.signal)) {
+      ids.push(model.id);
+      if (ids.length >= MAX_MODELS) break;
+    }
+    if (guard.ended()) throw classify(undefined, guard);
+    return ids;
+  } catch (error) {
+    throw classify(error, guard);
+  } finally {
+    guard.stop();
+  }
+}
+
 /** A guard over `caller`'s signal with `limits`. */
 export function guardCall(caller: AbortSignal, limits: CallLimits): CallGuard {
   const controller = new AbortController();

@@ -5,14 +5,12 @@
  */
 import OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { type CallLimits, DEFAULT_LIMITS, guardCall, type CallGuard } from "./call-guard.ts";
+import { type CallGuard, type CallLimits, DEFAULT_LIMITS, guardCall, listModelIds } from "./call-guard.ts";
 import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest } from "./model.ts";
 import { OpenAiStreamReader } from "./openai-stream.ts";
 import { classify as classifyFailure, failure, stringField } from "./provider-failure.ts";
 
 const NAME = "openai-compatible";
-/** The most model ids `listModels` answers: a provider's list is not allowed to grow without end. */
-const MAX_MODELS = 1000;
 
 export interface OpenAiCompatibleOptions {
   /** The API's base URL, up to and including `/v1` (Ollama: `http://127.0.0.1:11434/v1`). */
@@ -75,21 +73,8 @@ export function openAiCompatibleProvider(options: OpenAiCompatibleOptions): Mode
       }
     },
 
-    async listModels(signal: AbortSignal): Promise<string[]> {
-      const guard = guardCall(signal, limits);
-      try {
-        const ids: string[] = [];
-        for await (const model of client.models.list({ signal: guard.signal })) {
-          ids.push(model.id);
-          if (ids.length >= MAX_MODELS) break;
-        }
-        if (guard.ended()) throw classify(undefined, guard, true);
-        return ids;
-      } catch (error) {
-        throw classify(error, guard, false);
-      } finally {
-        guard.stop();
-      }
+    listModels(signal: AbortSignal): Promise<string[]> {
+      return listModelIds(signal, limits, (s) => client.models.list({ signal: s }), (error, guard) => classify(error, guard, false));
     },
   };
 }
