@@ -1,5 +1,5 @@
 /** @module Reading a provider's event stream to its end in a test: the events, and the error it ended with. */
-import { ModelError, type ModelEvent } from "../../../workers/assistant/models/model.ts";
+import { ModelError, type ModelEvent } from "../../../shared/models/model.ts";
 
 /** Every event of `events`, and the `ModelError` it ended with, if any (anything else is rethrown). */
 export async function drain(events: AsyncIterable<ModelEvent>): Promise<{ events: ModelEvent[]; error?: ModelError }> {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { AnthropicDouble } from "../../../test/helpers/model-doubles/anthropic-double.ts";
-import { drain, failureOf, textOf } from "../../../test/helpers/model-doubles/drain.ts";
+import { AnthropicDouble } from "../../test/helpers/model-doubles/anthropic-double.ts";
+import { drain, failureOf, textOf } from "../../test/helpers/model-doubles/drain.ts";
 import { anthropicProvider } from "./anthropic.ts";
 import type { ModelRequest } from "./model.ts";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { drain, failureOf, textOf } from "../../../test/helpers/model-doubles/drain.ts";
-import { OpenAiDouble } from "../../../test/helpers/model-doubles/openai-double.ts";
+import { drain, failureOf, textOf } from "../../test/helpers/model-doubles/drain.ts";
+import { OpenAiDouble } from "../../test/helpers/model-doubles/openai-double.ts";
 import type { ModelRequest } from "./model.ts";
 import { openAiCompatibleProvider } from "./openai-compatible.ts";
 
