@@ -67,8 +67,11 @@ export const problemCatalog = {
   "limited-session": { status: 403, title: "A recovery sign-in may only add a passkey" },
   "already-set-up": { status: 409, title: "Already set up" },
   "not-set-up": { status: 409, title: "Not set up" },
+  "no-model": { status: 409, title: "No model configured" },
+  "turn-over": { status: 409, title: "The turn has ended" },
   "last-passkey": { status: 409, title: "The last passkey cannot be removed" },
   "too-many-passkeys": { status: 409, title: "Too many passkeys" },
+  "too-many-connections": { status: 409, title: "Too many model connections" },
 
   // The person's identities (`/api/identities`, `/api/scopes`): the engine's rules for tenants and their roles.
   "handle-taken": { status: 409, title: "Handle already taken" },
@@ -112,6 +115,7 @@ export const problemCatalog = {
   "not-committed": { status: 503, title: "Not committed" },
   "commit-timeout": { status: 503, title: "Commit timed out" },
   "leader-stepped-down": { status: 503, title: "Leader stepped down" },
+  "model-failed": { status: 502, title: "The model provider failed" },
   "forward-failed": { status: 503, title: "Leader did not answer" },
   behind: { status: 503, title: "Voter behind the leader" },
   draining: { status: 503, title: "Voter stopping" },

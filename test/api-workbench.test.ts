@@ -353,7 +353,7 @@ describe("the Workbench and approvals over /api", () => {
     await stepUp(api, auth, cookie);
     const owned = await call("POST", `/api/identities/${tenant}/owners`, { did: other.did });
     assert.equal(owned.status, 200, JSON.stringify(owned.body));
-    const decided = await act(node.url, other, { tenant, namespace: "std.approvals", action: "Approve", subject: id });
+    const decided = await act(node.url, other, { tenant, namespace: "std.approvals", action: "Approve", subject: id, args: { session: "", evidence: "", edited_args: "" } });
     assert.equal(decided.status, 200, JSON.stringify(decided.body));
     const before = (await call("GET", `/api/approvals/${id}`)).body;
     assert.deepEqual([before.status, before.carriedOutAt, before.outcome], ["approved", null, null]);

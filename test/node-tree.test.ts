@@ -15,7 +15,7 @@ import { type Charter, cleanup, lockOf, startCharter, stopCharter, waitFor } fro
 
 const NODE_WORKERS = ["engine", "gateway", "assistant", "outbox", "sync", "updater"];
 const IDLE_STATUSES = {
-  assistant: "idle: no model configured",
+  assistant: "idle: no turn running",
   outbox: "idle: no connector configured",
   sync: "idle: no device to sync with",
   updater: "idle: updates off",

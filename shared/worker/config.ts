@@ -87,6 +87,8 @@ export const dataPaths = (dataDir: string) => ({
   logs: join(dataDir, "logs"),
   run: join(dataDir, "run"),
   engineSocket: join(dataDir, "run", "engine.sock"),
+  /** The gateway listens here for the assistant worker (shared/protocol/assistant.ts). */
+  assistantSocket: join(dataDir, "run", "assistant.sock"),
   /** The operators' socket (mode 0600): tenants, installs; see shared/protocol/admin.ts. */
   adminSocket: join(dataDir, "admin.sock"),
   /** Private keys of the tenants' own identities (`tenant-<handle>.jwk`, mode 0600). */

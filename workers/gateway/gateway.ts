@@ -123,7 +123,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   if (config.edition === "node") {
     const origin = config.origin ?? `http://localhost:${address.port}`;
     try {
-      api = startNodeApi({ dataDir: config.dataDir, origin, nodeDid: nodeKey.value.did, bodyLimit: config.bodyLimit, log, version: config.version, engine, admin, loopback: isLoopbackAddress(address.address), onSessionEnded: (id) => eventSockets?.closeSession(id) });
+      api = startNodeApi({ dataDir: config.dataDir, origin, nodeDid: nodeKey.value.did, bodyLimit: config.bodyLimit, log, version: config.version, engine, admin, loopback: isLoopbackAddress(address.address), onSessionEnded: (id) => eventSockets?.closeSession(id), broadcast: (json) => eventSockets?.broadcast(json) });
     } catch (error) {
       // A link in place of accounts.db would fail every restart the same way: stop with the reason.
       if (error instanceof UnsafeStoreFileError) throw new FatalError(error.message);

@@ -29,8 +29,17 @@ import type { Dashboards } from "./dashboards/dashboards.ts";
 import { mountMemoryRoutes } from "./routes/memory.ts";
 import { mountRulesRoutes } from "./routes/rules.ts";
 import { mountPersonaRoutes } from "./routes/persona.ts";
+import { mountToolSettingsRoutes } from "./routes/tool-settings.ts";
 import type { PersonWriter } from "./personal/person-writer.ts";
 import type { PersonReader } from "./personal/person-reader.ts";
+import type { NodeSettings } from "./assistant-host/node-settings.ts";
+import type { Connections } from "./assistant-host/connections.ts";
+import { mountConnectionRoutes } from "./routes/connections.ts";
+import { mountModelSettingsRoutes } from "./routes/model-settings.ts";
+import { mountSetupModelRoutes } from "./routes/setup-model.ts";
+import { mountConversationRoutes } from "./routes/conversation.ts";
+import type { TurnHost } from "./assistant-host/turn-host.ts";
+import { routeFor } from "./assistant-host/model-route.ts";
 
 /** What the `/api` app needs beyond the account routes' surroundings. */
 export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
@@ -43,6 +52,12 @@ export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
   readonly now: () => number;
   /** The person's dashboards, shared with the node's refresh scheduler. */
   readonly dashboards?: Dashboards;
+  /** The assistant's settings (models, routing, tools, autonomy); absent where no assistant runs. */
+  readonly settings?: NodeSettings;
+  /** The person's model connections; absent where no assistant runs. */
+  readonly connections?: Connections;
+  /** The assistant's turns: queued for the assistant worker, stopped, resumed; absent where no assistant runs. */
+  readonly turns?: TurnHost;
 }
 
 /** Builds the `/api` app; every route it serves has a path under `/api`. */
@@ -69,6 +84,17 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   mountMemoryRoutes(api, options);
   mountRulesRoutes(api, options);
   mountPersonaRoutes(api, options);
+  mountToolSettingsRoutes(api, options);
+  if (options.settings !== undefined && options.connections !== undefined) {
+    const models = { ...options, settings: options.settings, connections: options.connections };
+    mountConnectionRoutes(api, models);
+    mountModelSettingsRoutes(api, models);
+    mountSetupModelRoutes(api, models);
+    if (options.turns !== undefined) {
+      const turns = options.turns;
+      mountConversationRoutes(api, { ...options, turns, modelConfigured: () => routeFor("conversation", models.settings, models.connections).length > 0 });
+    }
+  }
   return api;
 }
 

@@ -10,7 +10,7 @@ const TOKEN = "A".repeat(43);
 const RECOVERY = "R".repeat(43);
 
 function session(scope: SessionRecord["scope"]): SessionRecord {
-  return { id: scope, scope, createdAt: 0, lastSeenAt: 0, userAgent: "", steppedUpUntil: 0, endedAt: null };
+  return { id: scope, scope, createdAt: 0, lastSeenAt: 0, userAgent: "", steppedUpUntil: 0, stepUpEvidence: null, endedAt: null };
 }
 
 /** A gated app whose every route answers who it saw; `read` counts bodies read behind the gate. */

@@ -27,6 +27,10 @@ import { sealOf } from "./seal.ts";
 import { DASHBOARDS, Dashboards, dashboardMinuteMs, SCHEDULE_ACTIONS } from "./dashboards/dashboards.ts";
 import { DashboardScheduler } from "./dashboards/dashboard-scheduler.ts";
 import { StoreView } from "../reads/store-view.ts";
+import { NodeSettings } from "./assistant-host/node-settings.ts";
+import { Connections } from "./assistant-host/connections.ts";
+import { TurnHost } from "./assistant-host/turn-host.ts";
+import { machineTimeZone } from "./time-zone.ts";
 
 /** What starting `/api` needs. */
 export interface NodeApiOptions {
@@ -46,6 +50,8 @@ export interface NodeApiOptions {
   readonly engine: EngineLink;
   /** The engine's admin channel: set-up creates the personal tenant through it. */
   readonly admin: SocketLink<AdminRequests>;
+  /** Sends a frame to every `/api/events` client (the assistant's text, turns, approvals). */
+  readonly broadcast?: (json: Buffer) => void;
 }
 
 /** `/api`, started. */
@@ -120,7 +126,25 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   const minuteMs = dashboardMinuteMs();
   const dashboards = new Dashboards({ reader, writer, now, minuteMs });
   const scheduler = new DashboardScheduler({ dashboards, now, log: options.log, recheckMs: 5 * minuteMs });
+  const settings = new NodeSettings(db, now);
+  const connections = new Connections({ db, kek, now });
+  // The assistant worker's side of the conversation: turns queued, loaded, recorded; tool calls decided.
+  const turns = new TurnHost({
+    reader,
+    writer,
+    settings,
+    connections,
+    now,
+    timeZone: () => account.settings()?.timeZone ?? machineTimeZone(),
+    engine: options.engine,
+    log: options.log,
+    broadcast: (json) => options.broadcast?.(json),
+  });
+  void turns.listen(paths.assistantSocket).catch((error: unknown) => options.log.error("the assistant's socket could not be opened", { error: String(error) }));
   const app = createApiApp({
+    settings,
+    connections,
+    turns,
     account,
     origin: options.origin,
     seal: sealOf(options.nodeDid),
@@ -151,6 +175,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     },
     close: () => {
       scheduler.close();
+      turns.close();
       library.close();
       db.close();
       storeView.close();

@@ -70,6 +70,8 @@ export interface SessionRecord {
   readonly userAgent: string;
   /** Until when (ms) this session may do sensitive things; 0 when never stepped up. */
   readonly steppedUpUntil: number;
+  /** The passkey assertion of its last step-up (JSON), or null when it never stepped up. */
+  readonly stepUpEvidence: string | null;
   readonly endedAt: number | null;
 }
 
@@ -122,6 +124,7 @@ export function sessionOf(row: Record<string, unknown>): SessionRecord {
     lastSeenAt: Number(row.last_seen_at),
     userAgent: row.user_agent as string,
     steppedUpUntil: Number(row.stepped_up_until),
+    stepUpEvidence: typeof row.step_up_evidence === "string" ? row.step_up_evidence : null,
     endedAt: row.ended_at == null ? null : Number(row.ended_at),
   };
 }

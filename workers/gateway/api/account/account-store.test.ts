@@ -87,7 +87,7 @@ test("the last passkey stays; the counter never moves backwards", () => {
 
 test("sessions: looked up by token hash, ended once, forgotten a month after they end", () => {
   const { store: s } = store();
-  const session: SessionRecord = { id: "s1", scope: "full", createdAt: 0, lastSeenAt: 0, userAgent: "ua", steppedUpUntil: 0, endedAt: null };
+  const session: SessionRecord = { id: "s1", scope: "full", createdAt: 0, lastSeenAt: 0, userAgent: "ua", steppedUpUntil: 0, stepUpEvidence: null, endedAt: null };
   s.createSession(session, new Uint8Array(32).fill(1));
   assert.equal(s.sessionByTokenHash(new Uint8Array(32).fill(1))?.id, "s1");
   assert.equal(s.sessionByTokenHash(new Uint8Array(32).fill(2)), null);

@@ -229,7 +229,7 @@ export class AccountStore {
     const key = Buffer.from(tokenHash.buffer, tokenHash.byteOffset, tokenHash.byteLength).toString("hex");
     const cached = this.#sessionsByToken.get(key);
     if (cached !== undefined) return cached;
-    const row = this.#get("SELECT id, scope, created_at, last_seen_at, user_agent, stepped_up_until, ended_at FROM account_sessions WHERE token_hash = ?", tokenHash);
+    const row = this.#get("SELECT id, scope, created_at, last_seen_at, user_agent, stepped_up_until, step_up_evidence, ended_at FROM account_sessions WHERE token_hash = ?", tokenHash);
     if (row === undefined) return null;
     const session = Object.freeze(sessionOf(row));
     if (this.#sessionsByToken.size >= SESSIONS_CACHED) this.#sessionsByToken.clear();
@@ -239,14 +239,14 @@ export class AccountStore {
 
   /** The session of id `id`. */
   session(id: string): SessionRecord | null {
-    const row = this.#get("SELECT id, scope, created_at, last_seen_at, user_agent, stepped_up_until, ended_at FROM account_sessions WHERE id = ?", id);
+    const row = this.#get("SELECT id, scope, created_at, last_seen_at, user_agent, stepped_up_until, step_up_evidence, ended_at FROM account_sessions WHERE id = ?", id);
     return row === undefined ? null : sessionOf(row);
   }
 
   /** Sessions not ended, most recently seen first (at most `MAX_SESSIONS_LISTED`). */
   openSessions(): SessionRecord[] {
     return this.#all(
-      "SELECT id, scope, created_at, last_seen_at, user_agent, stepped_up_until, ended_at FROM account_sessions WHERE ended_at IS NULL ORDER BY last_seen_at DESC, id LIMIT ?",
+      "SELECT id, scope, created_at, last_seen_at, user_agent, stepped_up_until, step_up_evidence, ended_at FROM account_sessions WHERE ended_at IS NULL ORDER BY last_seen_at DESC, id LIMIT ?",
       MAX_SESSIONS_LISTED,
     ).map(sessionOf);
   }
@@ -256,9 +256,9 @@ export class AccountStore {
     this.#run("UPDATE account_sessions SET last_seen_at = ? WHERE id = ?", now, id);
   }
 
-  /** Lets a session do sensitive things until `until`. */
-  stepUpSession(id: string, until: number): void {
-    this.#run("UPDATE account_sessions SET stepped_up_until = ? WHERE id = ? AND ended_at IS NULL", until, id);
+  /** Lets a session do sensitive things until `until`, keeping the step-up's passkey assertion (`evidence`, JSON). */
+  stepUpSession(id: string, until: number, evidence: string | null = null): void {
+    this.#run("UPDATE account_sessions SET stepped_up_until = ?, step_up_evidence = ? WHERE id = ? AND ended_at IS NULL", until, evidence, id);
   }
 
   /** Ends a session; false when it was unknown or already ended. */

@@ -90,4 +90,7 @@ export function ensureAccountTables(db: DatabaseSync): void {
   if (!columns.some((c) => c.name === "tenant")) db.exec("ALTER TABLE account ADD COLUMN tenant TEXT");
   // And the person's time zone (null: the machine's).
   if (!columns.some((c) => c.name === "time_zone")) db.exec("ALTER TABLE account ADD COLUMN time_zone TEXT");
+  // A session's last step-up keeps its passkey assertion: the evidence an approval records.
+  const sessionColumns = db.prepare("SELECT name FROM pragma_table_info('account_sessions')").all() as { name: string }[];
+  if (!sessionColumns.some((c) => c.name === "step_up_evidence")) db.exec("ALTER TABLE account_sessions ADD COLUMN step_up_evidence TEXT");
 }

@@ -34,7 +34,7 @@ export function tokenHash(token: string): Buffer {
 /** Starts a session of `scope` at `now` and answers its token (shown once, then only its hash is kept). */
 export function startSession(store: AccountStore, scope: SessionScope, userAgent: string, now: number, random: RandomBytes): { token: string; session: SessionRecord } {
   const token = newSessionToken(random);
-  const session: SessionRecord = { id: randomToken(random, 16), scope, createdAt: now, lastSeenAt: now, userAgent: userAgent.slice(0, 256), steppedUpUntil: 0, endedAt: null };
+  const session: SessionRecord = { id: randomToken(random, 16), scope, createdAt: now, lastSeenAt: now, userAgent: userAgent.slice(0, 256), steppedUpUntil: 0, stepUpEvidence: null, endedAt: null };
   store.createSession(session, tokenHash(token));
   return { token, session };
 }

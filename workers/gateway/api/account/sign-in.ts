@@ -48,6 +48,12 @@ export async function stepUpFinish(ctx: AccountContext, session: SessionRecord, 
   const checked = await checkAssertion(ctx, response, taken.value.challenge);
   if (!checked.ok) return checked;
   const until = ctx.clock.now() + STEP_UP_MS;
-  ctx.store.stepUpSession(session.id, until);
+  ctx.store.stepUpSession(session.id, until, assertionEvidence(response));
   return ok({ until });
+}
+
+/** The passkey assertion of a step-up as the evidence an approval keeps: the credential and what it signed. */
+function assertionEvidence(response: { id: string; response: { authenticatorData: string; clientDataJSON: string; signature: string } }): string {
+  const { authenticatorData, clientDataJSON, signature } = response.response;
+  return JSON.stringify({ credential: response.id, authenticatorData, clientDataJSON, signature });
 }

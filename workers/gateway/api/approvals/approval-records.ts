@@ -15,7 +15,7 @@ export const APPROVALS = "std.approvals";
 export const APPROVAL = "Approval";
 
 /** The statuses a listing may ask for, and the contract's enum value of each. */
-export const STATUS_VALUES = { waiting: "Waiting", approved: "Approved", denied: "Denied" } as const;
+export const STATUS_VALUES = { waiting: "Waiting", approved: "Approved", denied: "Denied", expired: "Expired" } as const;
 export type ApprovalStatus = keyof typeof STATUS_VALUES;
 
 /** An approval as `/api` answers it (the payload only when one approval is read). */
@@ -34,6 +34,12 @@ export interface ApprovalView {
   /** When the node acted on it once approved (an install: installed it, or was refused), and what came of it; null until then. */
   readonly carriedOutAt: string | null;
   readonly outcome: string | null;
+  /** The assistant's turn that proposed it (a tool call), or null. */
+  readonly turn: string | null;
+  /** When a waiting approval expires, or null when it does not. */
+  readonly expiresAt: string | null;
+  /** The session that decided it, or null. */
+  readonly session: string | null;
   readonly payload?: string;
 }
 
@@ -58,6 +64,9 @@ export function approvalView(id: string, row: Record<string, unknown>, withPaylo
     decidedAt: timeOf(row.decided_at),
     carriedOutAt: timeOf(row.carried_out_at),
     outcome: timeOf(row.carried_out_at) === null ? null : String(row.outcome),
+    turn: typeof row.turn === "string" && row.turn !== "" ? row.turn : null,
+    expiresAt: timeOf(row.expires_at),
+    session: typeof row.session === "string" && row.session !== "" ? row.session : null,
     ...(withPayload ? { payload: String(row.payload) } : {}),
   };
 }

@@ -17,7 +17,7 @@ import { readFrames } from "../../../../test/helpers/ws-frame-reader.ts";
 const PERSON = "did:key:z6MkPerson";
 const ARTIFACT = "art_orders";
 const turn = () => new Promise((resolve) => setImmediate(resolve));
-const SESSION: SessionRecord = { id: "s1", scope: "full", createdAt: 0, lastSeenAt: 0, userAgent: "", steppedUpUntil: 0, endedAt: null };
+const SESSION: SessionRecord = { id: "s1", scope: "full", createdAt: 0, lastSeenAt: 0, userAgent: "", steppedUpUntil: 0, stepUpEvidence: null, endedAt: null };
 
 /** A commit frame as a client reads it. */
 type Frame = Commit & { id: string; kind: string };

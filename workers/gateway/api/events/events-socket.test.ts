@@ -16,7 +16,7 @@ const ORIGIN = "http://localhost:8787";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function session(id: string, scope: SessionRecord["scope"] = "full"): SessionRecord {
-  return { id, scope, createdAt: 0, lastSeenAt: 0, userAgent: "", steppedUpUntil: 0, endedAt: null };
+  return { id, scope, createdAt: 0, lastSeenAt: 0, userAgent: "", steppedUpUntil: 0, stepUpEvidence: null, endedAt: null };
 }
 
 /** A source that keeps its clients and refuses a query with `bad`. */

@@ -6,7 +6,7 @@
  *  person: {did},
  *  tenant: {handle, did, contracts: [{namespace, version, artifact, installedAt}]} | null,
  *  counts: {tasksDue, approvalsWaiting},
- *  model: {configured},
+ *  model: {configured, connection?, model?},
  *  node: {version, update: {mode, state, available}},
  *  events: {after}}
  * ```
@@ -14,7 +14,8 @@
  * `events.after` is the cursor to open `/api/events?after=…` with: nothing committed up to this
  * answer is missed or sent twice. `tasksDue` counts the open tasks due today or before, in the
  * person's time zone. A count the node cannot know yet is `null` (no tasks contract
- * installed, no approvals kept); `model.configured` is false until a model connection is set.
+ * installed, no approvals kept); `model.configured` is false until the conversation has a model
+ * whose connection exists (then `connection` and `model` name the first one tried).
  */
 import type { Hono } from "hono";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
@@ -26,6 +27,9 @@ import { waitingApprovals } from "../approvals/approval-records.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import { tasksDue } from "../tasks/task-reads.ts";
 import { localDay } from "../time-zone.ts";
+import type { Connections } from "../assistant-host/connections.ts";
+import { routeFor } from "../assistant-host/model-route.ts";
+import type { NodeSettings } from "../assistant-host/node-settings.ts";
 
 /** What the bootstrap answer is read from. */
 export interface BootstrapDeps extends AccountRouteDeps {
@@ -40,6 +44,9 @@ export interface BootstrapDeps extends AccountRouteDeps {
   readonly person: () => { readonly did: string | null; readonly tenant: string | null };
   /** The last committed history seq (0 for none). */
   readonly lastSeq: () => number;
+  /** The assistant's settings and model connections (the model part); absent where no assistant runs. */
+  readonly settings?: NodeSettings;
+  readonly connections?: Connections;
 }
 
 /** Mounts `GET /api/bootstrap`. */
@@ -54,7 +61,7 @@ export function mountBootstrapRoute(api: Hono<ApiEnv>, deps: BootstrapDeps): voi
       person: { did: person.did },
       tenant: person.tenant === null ? null : await tenantView(deps, person.tenant),
       counts: { tasksDue: dueCount(deps), approvalsWaiting: person.tenant === null ? null : waitingApprovals(deps.reader) },
-      model: { configured: false },
+      model: modelView(deps),
       node: { version: deps.version, update: { mode: "off", state: "idle", available: null } },
       events: { after: String(after) },
     });
@@ -72,6 +79,12 @@ async function tenantView(deps: BootstrapDeps, handle: string) {
       ? contracts.value.filter((row) => row.status === "active").map((row) => ({ namespace: row.namespace, version: row.version, artifact: row.artifact, installedAt: row.installedAt }))
       : [],
   };
+}
+
+/** Whether a conversation has a model to go to, and which one is tried first. */
+function modelView(deps: BootstrapDeps): { configured: boolean; connection?: string; model?: string } {
+  const first = deps.settings === undefined || deps.connections === undefined ? undefined : routeFor("conversation", deps.settings, deps.connections)[0];
+  return first === undefined ? { configured: false } : { configured: true, connection: first.connection.id, model: first.model };
 }
 
 /** Open tasks due today or before, in the person's time zone (null without `std.tasks`). */
