@@ -21,6 +21,12 @@ import { CONVERSATION, findTurn, stepsOf, stepSubject } from "./conversation.ts"
 import { handleToolCall, type ToolCallDeps } from "./tool-calls.ts";
 import { loadTurn, type TurnContextDeps } from "./turn-context.ts";
 
+/** A frame as the node's own listeners hear it (the same as `/api/events` sends). */
+export interface TurnFrame {
+  readonly kind: "text" | "turn" | "approval";
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
 type HostChannel = Channel<AssistantHostNotices & Record<string, never>, AssistantHostRequests, AssistantHostNotices, AssistantNotices>;
 
 /** The journal topic of turns to run. */
@@ -44,6 +50,7 @@ export interface TurnHostDeps extends TurnContextDeps {
 export class TurnHost {
   readonly #deps: TurnHostDeps;
   readonly #channels = new Set<HostChannel>();
+  readonly #listeners = new Set<(frame: TurnFrame) => void>();
   #server: Server | null = null;
   #frames = 0;
 
@@ -92,15 +99,26 @@ export class TurnHost {
     return this.#channels.size > 0;
   }
 
+  /** Hears every frame sent to `/api/events` from here (AG-UI runs follow their turn so); answers how to stop. */
+  subscribe(listener: (frame: TurnFrame) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   /** Sends a `turn` frame: the turn's status changed. */
   turnFrame(turn: string, status: TurnHead["status"], extra: Record<string, unknown> = {}): void {
-    this.#deps.broadcast(frameJson("turn", this.#frameId("turn"), { turn, status, ...extra }));
+    this.#send("turn", { turn, status, ...extra });
   }
 
   /** Sends an `approval` frame: an approval was proposed, decided, carried out or expired. */
   approvalFrame(approval: ApprovalView): void {
     const { id, kind, summary, status, sensitive, turn, expiresAt, outcome } = approval;
-    this.#deps.broadcast(frameJson("approval", this.#frameId("approval"), { approval: id, kind, summary, status, sensitive, turn, expiresAt, outcome }));
+    this.#send("approval", { approval: id, kind, summary, status, sensitive, turn, expiresAt, outcome });
+  }
+
+  #send(kind: TurnFrame["kind"], fields: Record<string, unknown>): void {
+    this.#deps.broadcast(frameJson(kind, this.#frameId(kind), fields));
+    for (const listener of this.#listeners) listener({ kind, fields });
   }
 
   close(): void {
@@ -129,7 +147,7 @@ export class TurnHost {
       },
     });
     channel.onNotice("text", ({ turn, delta }) => {
-      if (typeof turn === "string" && typeof delta === "string") this.#deps.broadcast(frameJson("text", this.#frameId("text"), { turn, delta }));
+      if (typeof turn === "string" && typeof delta === "string") this.#send("text", { turn, delta });
     });
     channel.onNotice("turn", ({ turn, status, error, approval }) => {
       if (typeof turn === "string" && typeof status === "string") this.turnFrame(turn, status, { ...(error === undefined ? {} : { error }), ...(approval === undefined ? {} : { approval }) });
