@@ -229,6 +229,36 @@ describe("the assistant on a real node", () => {
     assert.equal(reply.length, 1);
   });
 
+  it("memory with consent: notes reach only a provider allowed to see them, and off means no note and no memory tool", async () => {
+    const note = await a.call("POST", "/api/memory", { text: "Ada's cat is called Turing" });
+    assert.equal(note.status, 201, JSON.stringify(note.body));
+    const system = () => String(((a.model.requests.at(-1)!.body.messages as { role: string; content: string }[]).find((m) => m.role === "system") ?? { content: "" }).content);
+    const memoryTools = () => offered(-1).filter((name) => name.startsWith("std_memory_"));
+
+    a.model.reply({ text: ["Noted."] });
+    await a.events.status(await say("What is my cat called?"), "done");
+    assert.match(system(), /Turing/, "memory on: the note is in the prompt");
+    assert.deepEqual(memoryTools(), ["std_memory_Add"], "and the memory tool its mode allows is offered");
+
+    assert.equal((await a.call("PUT", "/api/settings/memory", { off: ["main"] })).status, 200);
+    a.model.reply({ toolCalls: [{ id: "call_m", name: "std_memory_Add", arguments: JSON.stringify({ text: "sneaky" }) }] }, { text: ["Fine."] });
+    await a.events.status(await say("Remember this without memory"), "done");
+    const offPrompt = String(((a.model.requests.at(-2)!.body.messages as { role: string; content: string }[]).find((m) => m.role === "system") ?? { content: "" }).content);
+    assert.doesNotMatch(offPrompt, /Turing/, "memory off in the conversation: no note");
+    assert.deepEqual(((a.model.requests.at(-2)!.body.tools ?? []) as { function: { name: string } }[]).filter((t) => t.function.name.startsWith("std_memory_")), [], "no memory tool offered");
+    assert.match(lastToolMessage()!.content, /Memory is not shared|no tool/i, "a memory tool named anyway is refused");
+    assert.equal((await a.call("GET", "/api/approvals")).body.items.filter((x: { summary: string }) => x.summary.includes("sneaky")).length, 0);
+
+    assert.equal((await a.call("PUT", "/api/settings/memory", { off: [] })).status, 200);
+    assert.equal((await a.call("PATCH", "/api/connections/local", { memory: false })).status, 200);
+    a.model.reply({ text: ["Private."] });
+    await a.events.status(await say("And now?"), "done");
+    assert.doesNotMatch(system(), /Turing/, "a provider not allowed to see memory gets no note");
+    assert.deepEqual(memoryTools(), []);
+    await a.stepUp();
+    assert.equal((await a.call("PATCH", "/api/connections/local", { memory: true })).status, 200);
+  });
+
   it("writes no model key to the log", () => {
     const logs = join(a.node.dataDir, "logs");
     for (const file of readdirSync(logs)) assert.ok(!readFileSync(join(logs, file), "utf8").includes("Bearer "), file);

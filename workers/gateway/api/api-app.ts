@@ -38,6 +38,7 @@ import { mountConnectionRoutes } from "./routes/connections.ts";
 import { mountModelSettingsRoutes } from "./routes/model-settings.ts";
 import { mountSetupModelRoutes } from "./routes/setup-model.ts";
 import { mountConversationRoutes } from "./routes/conversation.ts";
+import { mountMemorySettingsRoutes } from "./routes/memory-settings.ts";
 import type { TurnHost } from "./assistant-host/turn-host.ts";
 import { routeFor } from "./assistant-host/model-route.ts";
 
@@ -90,6 +91,7 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
     mountConnectionRoutes(api, models);
     mountModelSettingsRoutes(api, models);
     mountSetupModelRoutes(api, models);
+    mountMemorySettingsRoutes(api, models);
     if (options.turns !== undefined) {
       const turns = options.turns;
       mountConversationRoutes(api, { ...options, turns, modelConfigured: () => routeFor("conversation", models.settings, models.connections).length > 0 });

@@ -20,7 +20,8 @@ import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { timeOrderedId } from "../personal/record-id.ts";
 import type { Connections } from "./connections.ts";
-import { MEMORY_NAMESPACE } from "./turn-context.ts";
+import { findTurn } from "./conversation.ts";
+import { MEMORY_NAMESPACE, memoryOn } from "./turn-context.ts";
 import type { NodeSettings } from "./node-settings.ts";
 import { type AssistantTool, parseToolArguments, toolCatalogue } from "./tool-catalogue.ts";
 
@@ -73,7 +74,7 @@ export async function handleToolCall(deps: ToolCallDeps, request: { turn: string
 
   const tool = toolCatalogue(deps.reader, deps.settings).find((t) => t.callName === request.call.name);
   if (tool === undefined || tool.mode === "off") return error(`There is no tool named ${clipName(request.call.name)}, or the person has turned it off.`);
-  if (tool.namespace === MEMORY_NAMESPACE && deps.connections.get(request.connection)?.memory !== true) return error("Memory is not shared with this model: its tools are not available.");
+  if (tool.namespace === MEMORY_NAMESPACE && !memoryAllowed(deps, request)) return error("Memory is not shared with this model here: its tools are not available.");
   const parsed = parseToolArguments(tool, request.call.argumentsJson);
   if (!parsed.ok) return error(`The arguments do not fit ${tool.name}: ${parsed.error}`);
 
@@ -187,6 +188,13 @@ function runQuery(deps: Pick<ToolCallDeps, "reader">, tool: AssistantTool | null
     if (e instanceof HttpProblem) return error(`${namespace}.${member} cannot be read so: ${e.problem.detail ?? e.problem.title}${problemFields(e.problem.errors)}`, approval);
     throw e;
   }
+}
+
+/** Whether memory may be used in this call: the connection's provider may see it, and it is on in the turn's conversation. */
+function memoryAllowed(deps: ToolCallDeps, request: { turn: string; connection: string }): boolean {
+  if (deps.connections.get(request.connection)?.memory !== true) return false;
+  const turn = findTurn(deps.reader, request.turn);
+  return turn !== null && memoryOn(deps.settings, turn.conversation);
 }
 
 /** A query's `limit` as the model gave it, bounded, or the default when it gave none (only for queries that take one). */
