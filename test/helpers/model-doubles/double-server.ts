@@ -18,6 +18,8 @@ export interface Delivery {
   malformedAfter?: number;
   /** After this many frames, send nothing more and keep the connection open. */
   stallAfter?: number;
+  /** Hears the index of each frame just before it is written (a benchmark times the relay from it). */
+  onFrame?: (index: number) => void;
 }
 
 /** An HTTP error answer: the status, extra headers, and the body (the protocol's error shape by default). */
@@ -127,6 +129,7 @@ export async function sendEventStream(res: ServerResponse, finished: () => void,
     if (frame === undefined) break;
     if (delivery.delayMs) await new Promise((resolve) => setTimeout(resolve, delivery.delayMs));
     if (res.destroyed) return;
+    delivery.onFrame?.(i);
     // Each frame is flushed before the next step, so a cut after N frames has delivered N frames.
     await new Promise<void>((resolve) => res.write(frame, () => resolve()));
   }
