@@ -205,6 +205,15 @@ describe("the assistant on a real node", () => {
     assert.match(String(frame.error), /cut|ended|stopped/i);
   });
 
+  it("a provider that never stops talking is cut off, and the turn fails with what it had", async () => {
+    a.model.reply({ text: Array.from({ length: 2100 }, () => "x".repeat(100)) });
+    const turn = await say("Talk forever");
+    const frame = await a.events.status(turn, "failed", 30_000);
+    assert.match(String(frame.error), /ran past 200000 characters/);
+    const reply = (await a.call("GET", "/api/messages?limit=200")).body.items.find((m: { turn: string; role: string }) => m.turn === turn && m.role === "assistant");
+    assert.equal(reply.status, "partial");
+  });
+
   it("kill -9 of the assistant worker mid-approval and mid-stream: the turn resumes, and the approved call runs once", async () => {
     a.model.reply({ toolCalls: [{ id: "call_k", name: CREATE, arguments: JSON.stringify({ title: "Survives a crash" }) }] });
     const turn = await say("Add a task, then crash");

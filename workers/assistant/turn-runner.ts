@@ -29,6 +29,12 @@ export interface TurnRunnerDeps {
 /** How a run ended: the turn is over, or waits (for an approval), or was not this run's to do. */
 export type RunEnd = "ended" | "parked" | "idle";
 
+/**
+ * The most characters one model call may stream (its text and its tool calls' arguments): a
+ * provider that keeps sending is cut off here instead of filling this worker's memory.
+ */
+export const MAX_ANSWER_CHARS = 200_000;
+
 /** The back-off between retries of one model. */
 const RETRY_BASE_MS = 500;
 const RETRY_MAX_MS = 30_000;
@@ -171,7 +177,12 @@ async function callModels(deps: TurnRunnerDeps, turn: string, load: TurnLoad, ro
     try {
       const provider = deps.provider(model);
       const events = withRetries(() => provider.stream(request, signal), { maxAttempts: model.retries + 1, baseMs: RETRY_BASE_MS, maxMs: RETRY_MAX_MS, signal });
+      let chars = 0;
       for await (const event of events) {
+        if (event.type === "text" || event.type === "tool-call-delta") {
+          chars += event.type === "text" ? event.delta.length : event.argumentsDelta.length;
+          if (chars > MAX_ANSWER_CHARS) throw new ModelError("malformed", `the model's answer ran past ${MAX_ANSWER_CHARS} characters; it was cut off`);
+        }
         switch (event.type) {
           case "text":
             result.text += event.delta;
