@@ -63,10 +63,15 @@ export function socketTransport(socket: Socket): Transport {
 }
 
 /** The IPC pipe between a supervisor and a forked worker, seen from either end. */
+function ignoreSendError(): void {}
+
 export function ipcTransport(end: ChildProcess | NodeJS.Process): Transport {
   return {
     send(batch) {
-      if (end.connected && end.send) end.send(batch);
+      // With a callback, a send that fails (the other end exited while it was under way: EPIPE) is
+      // reported there instead of as an 'error' event, which nobody listens to and which would take
+      // this process down; the lost batch is the channel's `onClose` to handle.
+      if (end.connected && end.send) (end.send as (message: unknown, callback: (error: Error | null) => void) => boolean)(batch, ignoreSendError);
     },
     onBatch(listener) {
       end.on("message", (message: unknown) => {
