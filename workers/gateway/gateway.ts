@@ -31,6 +31,7 @@ import { type Logger, requestLogger } from "../../shared/log.ts";
 import { problem } from "../../shared/problem.ts";
 import { logAnswer, sendProblem } from "./problem-response.ts";
 import { isApiTarget } from "./api/api-app.ts";
+import { endAguiRuns } from "./api/copilotkit/agui-run.ts";
 import { type NodeApi, startNodeApi } from "./api/node-api.ts";
 import { type EventSockets, isWebSocketUpgrade, startEvents, upgradeListener } from "./api/events/events.ts";
 import { isLoopbackAddress } from "./api/account/sign-in-off.ts";
@@ -95,7 +96,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   const appListener = getRequestListener(app.fetch);
   const limits = config.gatewayLimits ?? DEFAULT_GATEWAY_LIMITS;
   const isOwnHost = hostCheck(limits.allowedHosts);
-  // `/api` (charter node only) is its own app, started once the port, and so the origin, is known.
+  // `/api` and AG-UI's `/copilotkit` (charter node only) are their own app, started once the port, and so the origin, is known.
   let api: NodeApi | null = null;
   let eventSockets: EventSockets | null = null;
   const answers = requestLogger(log);
@@ -141,8 +142,10 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   return {
     async drain() {
       // Stop accepting; requests and calls in flight finish, and a connection that has not sent its
-      // request yet gets a moment to (idle keep-alive connections are closed). Event sockets close first (1001).
+      // request yet gets a moment to (idle keep-alive connections are closed). Event sockets close first (1001),
+      // and AG-UI runs end (RUN_ERROR) rather than hold their answers open.
       eventSockets?.close();
+      endAguiRuns();
       await Promise.all([closer.close(), grpc.close()]);
       await consumer.stop();
       await engine.close();

@@ -38,6 +38,7 @@ import { mountConnectionRoutes } from "./routes/connections.ts";
 import { mountModelSettingsRoutes } from "./routes/model-settings.ts";
 import { mountSetupModelRoutes } from "./routes/setup-model.ts";
 import { mountConversationRoutes } from "./routes/conversation.ts";
+import { mountCopilotkitRoutes } from "./routes/copilotkit.ts";
 import { mountMemorySettingsRoutes } from "./routes/memory-settings.ts";
 import type { TurnHost } from "./assistant-host/turn-host.ts";
 import { routeFor } from "./assistant-host/model-route.ts";
@@ -94,15 +95,17 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
     mountMemorySettingsRoutes(api, models);
     if (options.turns !== undefined) {
       const turns = options.turns;
-      mountConversationRoutes(api, { ...options, turns, modelConfigured: () => routeFor("conversation", models.settings, models.connections).length > 0 });
+      const conversation = { ...options, turns, modelConfigured: () => routeFor("conversation", models.settings, models.connections).length > 0 };
+      mountConversationRoutes(api, conversation);
+      mountCopilotkitRoutes(api, conversation);
     }
   }
   return api;
 }
 
-/** Whether a request's raw target (`req.url`: origin-form, or absolute-form as a proxy may send) is for the `/api` app. */
+/** Whether a request's raw target (`req.url`: origin-form, or absolute-form as a proxy may send) is for the `/api` app (`/api` and AG-UI's `/copilotkit`). */
 export function isApiTarget(url: string | undefined): boolean {
   if (url === undefined) return false;
   const path = url.startsWith("/") ? url : URL.canParse(url) ? new URL(url).pathname : "";
-  return /^\/api(?:[/?#]|$)/.test(path);
+  return /^\/(?:api|copilotkit)(?:[/?#]|$)/.test(path);
 }

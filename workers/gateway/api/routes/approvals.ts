@@ -23,34 +23,24 @@
  * needs a fresh step-up, checked before anything is decided. An approved install is then carried
  * out (approvals/install-approval.ts) and what came of it recorded in the approval (`carriedOutAt`,
  * `outcome`); when the engine refuses it, the approval stays approved and the answer is the engine's
- * problem (`409 upgrade-required`, …) with the approval's receipt.
+ * problem (`409 upgrade-required`, …) with the approval's receipt. The decision itself is
+ * approvals/decide-approval.ts, which an AG-UI resume on `/copilotkit` goes through as well.
  */
 import type { Hono } from "hono";
-import type { ArtifactWire } from "../../../../contracts/artifact-wire.ts";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
-import { APPROVALS, type ApprovalStatus, type ApprovalView, approvalView, needsStepUp, readApproval, signApproval, STATUS_VALUES } from "../approvals/approval-records.ts";
-import { artifactToInstall, carryOut, INSTALL, type InstallDeps } from "../approvals/install-approval.ts";
-import type { AccountCeremonies } from "../account/ceremonies.ts";
+import { APPROVALS, type ApprovalStatus, type ApprovalView, approvalView, readApproval, STATUS_VALUES } from "../approvals/approval-records.ts";
+import { decideApproval, type DecideDeps } from "../approvals/decide-approval.ts";
 import { pageOf, pageRequest } from "../list-page.ts";
 import { jsonBody } from "../request-body.ts";
-import { requireSteppedUp } from "../step-up.ts";
-import { receiptOf } from "../../../../shared/identity/index.ts";
-import { carryOutTool, TOOL_APPROVAL, toolCommandOf } from "../assistant-host/tool-calls.ts";
-import type { TurnHost } from "../assistant-host/turn-host.ts";
-import type { PersonWriter } from "../personal/person-writer.ts";
-import { refusedProblem } from "../personal/signed-write.ts";
+import { TOOL_APPROVAL, toolCommandOf } from "../assistant-host/tool-calls.ts";
 
-/** What the approvals routes need. */
-export interface ApprovalRouteDeps extends InstallDeps {
-  readonly account: Pick<AccountCeremonies, "context">;
-  /** Resumes the assistant's turn a decided tool call belongs to (absent where no assistant runs). */
-  readonly turns?: Pick<TurnHost, "enqueue" | "approvalFrame">;
-}
+/** What the approvals routes need: what deciding needs (approvals/decide-approval.ts). */
+export type ApprovalRouteDeps = DecideDeps;
 
 /** Mounts the approvals routes. */
 export function mountApprovalRoutes(api: Hono<ApiEnv>, deps: ApprovalRouteDeps): void {
-  const { reader, writer } = deps;
+  const { reader } = deps;
 
   api.get("/api/approvals", (c) => {
     sessionOf(c);
@@ -69,7 +59,6 @@ export function mountApprovalRoutes(api: Hono<ApiEnv>, deps: ApprovalRouteDeps):
   });
 
   api.post("/api/approvals/:id", async (c) => {
-    sessionOf(c);
     const session = sessionOf(c);
     const body = await jsonBody(c, ["approve", "editedArgs"]);
     if (typeof body.approve !== "boolean") {
@@ -78,48 +67,8 @@ export function mountApprovalRoutes(api: Hono<ApiEnv>, deps: ApprovalRouteDeps):
     }
     const approval = readApproval(reader, c.req.param("id"));
     const edited = editedArgsOf(body.editedArgs, approval, body.approve);
-    if (!body.approve) {
-      const signed = await signApproval(writer, { action: "Deny", subject: approval.id, args: { session: session.id } });
-      const denied = decided(approval, signed.receipt.state);
-      if (approval.kind === TOOL_APPROVAL) await resume(deps, denied);
-      return c.json({ denied: true, approval: denied, receipt: signed.receipt, jws: signed.jws });
-    }
-    const stepUp = needsStepUp(approval);
-    if (stepUp) requireSteppedUp(c, deps.account);
-    const evidence = stepUp ? clip(session.stepUpEvidence ?? "", 4000) : "";
-    if (approval.kind === TOOL_APPROVAL) {
-      if (edited !== null) await dryRunEdited(writer, approval, edited);
-      const signed = await signApproval(writer, { action: "Approve", subject: approval.id, args: { session: session.id, evidence, edited_args: edited === null ? "" : JSON.stringify(edited) } });
-      const approved = decided(approval, signed.receipt.state);
-      const command = toolCommandOf(approval);
-      const decision = { receipt: signed.receipt, jws: signed.jws };
-      if (command.kind === "query") {
-        await resume(deps, approved);
-        return c.json({ approval: approved, decision, ...decision });
-      }
-      const answer = await carryOutTool({ reader, writer }, { ...approval, ...approved, payload: approval.payload }, edited);
-      await resume(deps, readApproval(reader, approval.id, false));
-      const carried = { approval: readApproval(reader, approval.id, false), decision };
-      if (answer.kind === "problem") throw new HttpProblem({ ...answer.problem, detail: `approved, but not carried out: ${answer.problem.detail ?? answer.problem.title}`, ...carried });
-      if (answer.outcome === "refused") throw new HttpProblem({ ...refusedProblem(answer.jws), ...carried });
-      return c.json({ ...carried, receipt: receiptOf(answer.jws), jws: answer.jws });
-    }
-    // What an install would put in place is known before the decision is recorded.
-    const artifact: ArtifactWire | null = approval.kind === INSTALL ? await artifactToInstall(deps, approval) : null;
-    const signed = await signApproval(writer, { action: "Approve", subject: approval.id, args: { session: session.id, evidence, edited_args: "" } });
-    const answer = { approval: decided(approval, signed.receipt.state), receipt: signed.receipt, jws: signed.jws };
-    if (artifact === null) return c.json(answer);
-    const installed = await carryOut(deps, approval.id, artifact);
-    const carried = { ...answer, approval: readApproval(reader, approval.id, false) };
-    if (!installed.ok) throw new HttpProblem({ ...installed.problem, detail: `approved, but not installed: ${installed.problem.detail}`, ...carried });
-    return c.json({ ...carried, install: installed.value });
+    return c.json(await decideApproval(deps, { approval, approve: body.approve, edited, session }));
   });
-}
-
-/** The turn a decided tool call belongs to runs on, and `/api/events` hears of the decision. */
-async function resume(deps: ApprovalRouteDeps, approval: ApprovalView): Promise<void> {
-  deps.turns?.approvalFrame(approval);
-  if (approval.turn !== null) await deps.turns?.enqueue(approval.turn, `${approval.id}:decided`);
 }
 
 /** `editedArgs` as the edited arguments of a tool call's action, or null when none were sent. */
@@ -131,25 +80,6 @@ function editedArgsOf(value: unknown, approval: ApprovalView, approve: boolean):
   if (typeof value !== "object" || Array.isArray(value)) throw bad("editedArgs is an object: the action's arguments");
   // The fields sent replace the proposed ones; the others stay as proposed.
   return { ...toolCommandOf(approval).args, ...(value as Record<string, unknown>) };
-}
-
-/** Dry-runs a tool call's command with edited arguments: a refusal or a problem is thrown, and nothing is decided. */
-async function dryRunEdited(writer: PersonWriter, approval: ApprovalView, args: Record<string, unknown>): Promise<void> {
-  const command = toolCommandOf(approval);
-  const preview = await writer.preview({ namespace: command.namespace, action: command.member, subject: command.subject, args });
-  if (preview.kind === "problem") throw new HttpProblem(preview.problem);
-  if (preview.outcome === "refused") {
-    throw new HttpProblem({ ...problem(422, "refused", `with the edited arguments, ${command.namespace} refuses ${command.member}: ${preview.reason.message}`), reason: preview.reason.code });
-  }
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : text.slice(0, max);
-}
-
-/** The approval after its decision: the receipt's state, without the payload the caller already has. */
-function decided(approval: ApprovalView, state: Record<string, unknown> | null): ApprovalView {
-  return state === null ? approval : approvalView(approval.id, state);
 }
 
 function statusParameter(value: string | undefined): ApprovalStatus | "all" {

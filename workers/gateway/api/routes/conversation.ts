@@ -27,8 +27,8 @@ import type { TurnHost } from "../assistant-host/turn-host.ts";
 import { pageOf, pageRequest } from "../list-page.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
-import { timeOrderedId } from "../personal/record-id.ts";
-import { signedWrite, signedWrites } from "../personal/signed-write.ts";
+import { signedWrite } from "../personal/signed-write.ts";
+import { say, saidIds } from "../assistant-host/say.ts";
 import { jsonBody } from "../request-body.ts";
 
 export interface ConversationRouteDeps {
@@ -62,16 +62,8 @@ export function mountConversationRoutes(api: Hono<ApiEnv>, deps: ConversationRou
     if (typeof text !== "string" || text.trim() === "") throw badField("text", "text is what to say: a string that is not empty");
     const attachments = attachmentsOf(body.attachments);
     const conversation = conversationOf(body.conversation, "#/conversation");
-    if (!deps.modelConfigured()) throw new HttpProblem(problem(409, "no-model", "no model is configured: add a connection and choose a model first (/api/setup/model)"));
-    const now = deps.now();
-    const id = timeOrderedId("msg", now);
-    const turn = timeOrderedId("turn", now);
-    await signedWrites(writer, [
-      { namespace: CONVERSATION, action: "Say", subject: id, args: { conversation, text, attachments, turn } },
-      { namespace: CONVERSATION, action: "Queue", subject: turn, args: { conversation, message: id, origin: "person" } },
-    ]);
-    await deps.turns.enqueue(turn, `${turn}:queued`);
-    deps.turns.turnFrame(turn, "queued", { message: id });
+    const { id, turn } = saidIds(deps.now());
+    await say(deps, { id, turn, conversation, text, attachments });
     return c.json({ id, turn }, 202);
   });
 
