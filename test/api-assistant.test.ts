@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, it } from "node:test";
 import { lockOf, processState, waitFor } from "./helpers/charter-process.ts";
 import { type AssistantNode, startAssistantNode } from "./helpers/assistant-node.ts";
@@ -19,13 +18,9 @@ const COMPLETE = "std_tasks_Complete";
 
 describe("the assistant on a real node", () => {
   let a: AssistantNode;
-  let person: string;
 
   before(async () => {
     a = await startAssistantNode({ "std.tasks.Create": "ask", "std.tasks.Open": "read" });
-    const accounts = new DatabaseSync(join(a.node.dataDir, "accounts.db"), { readOnly: true });
-    person = (accounts.prepare("SELECT did FROM account").get() as { did: string }).did;
-    accounts.close();
   });
   after(async () => {
     await a?.stop();
@@ -101,9 +96,9 @@ describe("the assistant on a real node", () => {
     assert.equal(decided.body.receipt.namespace, "std.tasks");
     assert.equal(decided.body.receipt.action, "Create");
     assert.equal(decided.body.receipt.outcome, "accepted");
-    assert.equal(decided.body.receipt.signer, person, "the person signs the approved command");
+    assert.equal(decided.body.receipt.signer, a.person, "the person signs the approved command");
     assert.equal(decided.body.decision.receipt.action, "Approve");
-    assert.equal(decided.body.approval.decidedBy, person);
+    assert.equal(decided.body.approval.decidedBy, a.person);
     assert.ok(decided.body.approval.session !== null, "the deciding session is recorded");
     await a.events.status(turn, "done");
     assert.match(lastToolMessage()!.content, /"receipt"/);

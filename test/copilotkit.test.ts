@@ -10,7 +10,6 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, it } from "node:test";
 import { type BaseEvent, HttpAgent, type Interrupt, type RunAgentInput, type RunAgentParameters } from "@ag-ui/client";
 import { type AssistantNode, startAssistantNode } from "./helpers/assistant-node.ts";
@@ -23,13 +22,9 @@ type Event = BaseEvent & Record<string, any>;
 
 describe("AG-UI on /copilotkit", () => {
   let a: AssistantNode;
-  let person: string;
 
   before(async () => {
     a = await startAssistantNode({ "std.tasks.Create": "ask", "std.tasks.Open": "read" });
-    const accounts = new DatabaseSync(join(a.node.dataDir, "accounts.db"), { readOnly: true });
-    person = (accounts.prepare("SELECT did FROM account").get() as { did: string }).did;
-    accounts.close();
   });
   after(async () => {
     await a?.stop();
@@ -163,12 +158,12 @@ describe("AG-UI on /copilotkit", () => {
     const task = (await a.call("GET", `/api/personal/std.tasks/Task/${tasks[0].id}`)).body;
     assert.deepEqual(
       task.history.items.map((h: { action: string; signer: string }) => [h.action, h.signer]),
-      [["Create", person]],
+      [["Create", a.person]],
       "the approved command, signed by the person",
     );
     const decided = (await a.call("GET", `/api/approvals/${interrupt.id}`)).body;
     assert.equal(decided.status, "approved");
-    assert.equal(decided.decidedBy, person);
+    assert.equal(decided.decidedBy, a.person);
     const current = (await a.call("GET", "/api/account/sessions")).body.items.find((s: { current: boolean }) => s.current);
     assert.equal(decided.session, current.id, "the deciding session is recorded");
     assert.match(String(decided.outcome), /^accepted/);

@@ -4,6 +4,8 @@
  * socket that keeps every frame.
  */
 import { once } from "node:events";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { WebSocket } from "ws";
 import { ApiClient, createAccount, printedSetupCode, stepUp } from "./api-client.ts";
 import { type Charter, cleanup, startCharter, stopCharter, waitFor } from "./charter-process.ts";
@@ -58,6 +60,8 @@ export interface AssistantNode {
   readonly api: ApiClient;
   readonly cookie: string;
   readonly auth: SoftAuthenticator;
+  /** The person's did. */
+  readonly person: string;
   readonly model: OpenAiDouble;
   readonly events: FrameLog;
   /** Sends `method path` with the person's cookie. */
@@ -88,11 +92,15 @@ export async function startAssistantNode(tools: Record<string, string> = {}, env
     await waitFor("the node's contracts", async () => ((await call("PUT", "/api/settings/tools", { tools })).status === 200 ? true : undefined), 15_000);
   }
   const events = await FrameLog.open(node, api, cookie);
+  const accounts = new DatabaseSync(join(node.dataDir, "accounts.db"), { readOnly: true });
+  const person = (accounts.prepare("SELECT did FROM account").get() as { did: string }).did;
+  accounts.close();
   return {
     node,
     api,
     cookie,
     auth: created.auth,
+    person,
     model,
     events,
     call,

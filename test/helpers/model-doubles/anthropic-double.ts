@@ -7,7 +7,7 @@
  * Tests only: `test/model-doubles.test.ts` keeps it honest against the official `@anthropic-ai/sdk`.
  */
 import type { ServerResponse } from "node:http";
-import { type Delivery, DoubleServer, type ErrorReply, type RecordedRequest, sendEventStream, sendJson, splitInto, sseFrame } from "./double-server.ts";
+import { type Delivery, type DoubleServer, ScriptedDouble, type ErrorReply, type RecordedRequest, sendEventStream, sendJson, splitInto, sseFrame } from "./double-server.ts";
 
 /** A tool use the double answers with; its input JSON is sent in `inputParts` deltas. */
 export interface ScriptedToolUse {
@@ -36,43 +36,24 @@ export interface AnthropicDoubleOptions {
 }
 
 /** The Anthropic double: `reply()` queues answers, `requests` holds what it received. */
-export class AnthropicDouble {
-  readonly #server: DoubleServer;
-  readonly #queue: AnthropicReply[] = [];
+export class AnthropicDouble extends ScriptedDouble<AnthropicReply> {
   readonly #options: AnthropicDoubleOptions;
 
   private constructor(server: DoubleServer, options: AnthropicDoubleOptions) {
-    this.#server = server;
+    super(server);
     this.#options = options;
   }
 
-  static async start(options: AnthropicDoubleOptions): Promise<AnthropicDouble> {
-    const box: { double?: AnthropicDouble } = {};
-    const server = await DoubleServer.start((req, res, finished) => box.double!.#handle(req, res, finished));
-    box.double = new AnthropicDouble(server, options);
-    return box.double;
+  static start(options: AnthropicDoubleOptions): Promise<AnthropicDouble> {
+    return ScriptedDouble.listen((server) => new AnthropicDouble(server, options));
   }
 
   /** The base URL a client is given (the API's root, without `/v1`). */
   get baseURL(): string {
-    return this.#server.url;
+    return this.serverUrl;
   }
 
-  get requests(): RecordedRequest[] {
-    return this.#server.requests;
-  }
-
-  /** Queues replies, answered in order, one per messages request. */
-  reply(...replies: AnthropicReply[]): this {
-    this.#queue.push(...replies);
-    return this;
-  }
-
-  close(): Promise<void> {
-    return this.#server.close();
-  }
-
-  #handle(req: RecordedRequest, res: ServerResponse, finished: () => void): void | Promise<void> {
+  protected handle(req: RecordedRequest, res: ServerResponse, finished: () => void): void | Promise<void> {
     const version = req.headers["anthropic-version"];
     if (typeof version !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(version)) {
       return sendJson(res, finished, 400, errorBody(400, "anthropic-version: header is required"));
@@ -88,7 +69,7 @@ export class AnthropicDouble {
     if (typeof body !== "object" || body === null || typeof body.model !== "string" || !Array.isArray(body.messages) || typeof body.max_tokens !== "number") {
       return sendJson(res, finished, 400, errorBody(400, "model, messages and max_tokens are required"));
     }
-    const reply = this.#queue.shift();
+    const reply = this.nextReply();
     if (reply === undefined) return sendJson(res, finished, 500, errorBody(500, "The double has no scripted reply left."));
     if ("error" in reply) {
       const { status, headers, body: errorJson, message } = reply.error;

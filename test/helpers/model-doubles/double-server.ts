@@ -41,6 +41,53 @@ export interface RecordedRequest {
 /** What a protocol module does with one request: answer it through `res`. */
 export type Handler = (req: RecordedRequest, res: ServerResponse, finished: () => void) => void | Promise<void>;
 
+/**
+ * A protocol double on its own server: replies queued by the test (`reply`), answered one per
+ * request by the protocol's `handle`; `requests` holds what it received.
+ */
+export abstract class ScriptedDouble<Reply> {
+  readonly #server: DoubleServer;
+  readonly #queue: Reply[] = [];
+
+  protected constructor(server: DoubleServer) {
+    this.#server = server;
+  }
+
+  /** Starts a server whose requests go to the double `make` builds on it. */
+  protected static async listen<D extends ScriptedDouble<unknown>>(make: (server: DoubleServer) => D): Promise<D> {
+    const box: { double?: D } = {};
+    const server = await DoubleServer.start((req, res, finished) => box.double!.handle(req, res, finished));
+    box.double = make(server);
+    return box.double;
+  }
+
+  get requests(): RecordedRequest[] {
+    return this.#server.requests;
+  }
+
+  /** Queues replies, answered in order, one per model request. */
+  reply(...replies: Reply[]): this {
+    this.#queue.push(...replies);
+    return this;
+  }
+
+  close(): Promise<void> {
+    return this.#server.close();
+  }
+
+  /** The server's root URL. */
+  protected get serverUrl(): string {
+    return this.#server.url;
+  }
+
+  /** The next queued reply, or undefined when the test queued none. */
+  protected nextReply(): Reply | undefined {
+    return this.#queue.shift();
+  }
+
+  protected abstract handle(req: RecordedRequest, res: ServerResponse, finished: () => void): void | Promise<void>;
+}
+
 /** A running double server. */
 export class DoubleServer {
   readonly #server: Server;

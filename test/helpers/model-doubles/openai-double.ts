@@ -6,7 +6,7 @@
  * `openai` client.
  */
 import type { ServerResponse } from "node:http";
-import { type Delivery, DoubleServer, type ErrorReply, type RecordedRequest, sendEventStream, sendJson, splitInto, sseFrame } from "./double-server.ts";
+import { type Delivery, type DoubleServer, ScriptedDouble, type ErrorReply, type RecordedRequest, sendEventStream, sendJson, splitInto, sseFrame } from "./double-server.ts";
 
 /** A tool call the double answers with; its arguments are sent in `argumentParts` deltas. */
 export interface ScriptedToolCall {
@@ -34,43 +34,24 @@ export interface OpenAiDoubleOptions {
 }
 
 /** The OpenAI double: `reply()` queues answers, `requests` holds what it received. */
-export class OpenAiDouble {
-  readonly #server: DoubleServer;
-  readonly #queue: OpenAiReply[] = [];
+export class OpenAiDouble extends ScriptedDouble<OpenAiReply> {
   readonly #options: OpenAiDoubleOptions;
 
   private constructor(server: DoubleServer, options: OpenAiDoubleOptions) {
-    this.#server = server;
+    super(server);
     this.#options = options;
   }
 
-  static async start(options: OpenAiDoubleOptions = {}): Promise<OpenAiDouble> {
-    const box: { double?: OpenAiDouble } = {};
-    const server = await DoubleServer.start((req, res, finished) => box.double!.#handle(req, res, finished));
-    box.double = new OpenAiDouble(server, options);
-    return box.double;
+  static start(options: OpenAiDoubleOptions = {}): Promise<OpenAiDouble> {
+    return ScriptedDouble.listen((server) => new OpenAiDouble(server, options));
   }
 
   /** The base URL a client is given (ends in `/v1`). */
   get baseURL(): string {
-    return `${this.#server.url}/v1`;
+    return `${this.serverUrl}/v1`;
   }
 
-  get requests(): RecordedRequest[] {
-    return this.#server.requests;
-  }
-
-  /** Queues replies, answered in order, one per chat-completions request. */
-  reply(...replies: OpenAiReply[]): this {
-    this.#queue.push(...replies);
-    return this;
-  }
-
-  close(): Promise<void> {
-    return this.#server.close();
-  }
-
-  #handle(req: RecordedRequest, res: ServerResponse, finished: () => void): void | Promise<void> {
+  protected handle(req: RecordedRequest, res: ServerResponse, finished: () => void): void | Promise<void> {
     const key = this.#options.apiKey;
     if (key !== undefined && req.headers.authorization !== `Bearer ${key}`) {
       return sendJson(res, finished, 401, errorBody(401, "Incorrect API key provided."));
@@ -86,7 +67,7 @@ export class OpenAiDouble {
     if (typeof body !== "object" || body === null || typeof body.model !== "string" || !Array.isArray(body.messages)) {
       return sendJson(res, finished, 400, errorBody(400, "'model' and 'messages' are required."));
     }
-    const reply = this.#queue.shift();
+    const reply = this.nextReply();
     if (reply === undefined) return sendJson(res, finished, 500, errorBody(500, "The double has no scripted reply left."));
     if ("error" in reply) {
       const { status, headers, body: errorJson, message } = reply.error;

@@ -41,7 +41,7 @@ import { mountConversationRoutes } from "./routes/conversation.ts";
 import { mountCopilotkitRoutes } from "./routes/copilotkit.ts";
 import { mountMemorySettingsRoutes } from "./routes/memory-settings.ts";
 import type { TurnHost } from "./assistant-host/turn-host.ts";
-import { routeFor } from "./assistant-host/model-route.ts";
+import { routeChoices } from "./assistant-host/model-route.ts";
 
 /** What the `/api` app needs beyond the account routes' surroundings. */
 export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
@@ -95,7 +95,7 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
     mountMemorySettingsRoutes(api, models);
     if (options.turns !== undefined) {
       const turns = options.turns;
-      const conversation = { ...options, turns, modelConfigured: () => routeFor("conversation", models.settings, models.connections).length > 0 };
+      const conversation = { ...options, turns, modelConfigured: () => routeChoices("conversation", models.settings, models.connections).length > 0 };
       mountConversationRoutes(api, conversation);
       mountCopilotkitRoutes(api, conversation);
     }

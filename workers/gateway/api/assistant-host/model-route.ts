@@ -56,16 +56,23 @@ export function routingSettings(settings: NodeSettings): Record<WorkKind, ModelC
  * skipped. `[]`: no model is configured.
  */
 export function routeFor(kind: WorkKind, settings: NodeSettings, connections: Connections): RouteStep[] {
+  return routeChoices(kind, settings, connections).flatMap((choice) => {
+    const connection = connections.secret(choice.connection);
+    return connection === null ? [] : [{ connection, model: choice.model }];
+  });
+}
+
+/** The same route as `routeFor` without opening any key: what `/api/bootstrap` and a new message need to know. */
+export function routeChoices(kind: WorkKind, settings: NodeSettings, connections: Pick<Connections, "get">): ModelChoice[] {
   const models = modelSettings(settings);
   const chosen = models[kind] ?? models.conversation;
-  const steps: RouteStep[] = [];
+  const steps: ModelChoice[] = [];
   const seen = new Set<string>();
   for (const choice of [...(chosen === undefined ? [] : [chosen]), ...routingSettings(settings)[kind]]) {
     const key = JSON.stringify([choice.connection, choice.model]);
     if (seen.has(key)) continue;
     seen.add(key);
-    const connection = connections.secret(choice.connection);
-    if (connection !== null) steps.push({ connection, model: choice.model });
+    if (connections.get(choice.connection) !== null) steps.push(choice);
   }
   return steps;
 }

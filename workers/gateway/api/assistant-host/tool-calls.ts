@@ -23,6 +23,7 @@ import type { Connections } from "./connections.ts";
 import { findTurn } from "./conversation.ts";
 import { MEMORY_NAMESPACE, memoryOn } from "./turn-context.ts";
 import type { NodeSettings } from "./node-settings.ts";
+import { clipText } from "./contract-docs.ts";
 import { type AssistantTool, parseToolArguments, toolCatalogue } from "./tool-catalogue.ts";
 
 /** The kind of approval a tool call is. */
@@ -149,7 +150,7 @@ function resultOf(command: ToolCommand, answer: SignedCommandAnswer, approval: s
   if (answer.kind === "problem") return error(`${command.tool} could not be carried out: ${answer.problem.detail ?? answer.problem.title}`, approval);
   const receipt = receiptOf(answer.jws);
   if (answer.outcome === "refused") return error(`The person approved ${command.tool}, but the contract refused it when it ran: ${receipt.reason?.message ?? "no reason"} (${receipt.reason?.code ?? "refused"}). Nothing was changed.`, approval);
-  return { kind: "result", content: clip(JSON.stringify({ done: command.tool, subject: command.subject, receipt: receipt.id, state: receipt.state })), isError: false, approval };
+  return { kind: "result", content: clipText(JSON.stringify({ done: command.tool, subject: command.subject, receipt: receipt.id, state: receipt.state }), RESULT_CHARS), isError: false, approval };
 }
 
 async function propose(deps: ToolCallDeps, request: { turn: string; call: ToolCall }, id: string, tool: AssistantTool, command: { subject: string; args: Record<string, unknown>; dryRun: Record<string, unknown> | null }): Promise<ToolOutcome> {
@@ -158,10 +159,10 @@ async function propose(deps: ToolCallDeps, request: { turn: string; call: ToolCa
   const digest = createHash("sha256").update(JSON.stringify([tool.namespace, tool.member, command.subject, command.args])).digest("hex");
   const args = {
     kind: TOOL_APPROVAL,
-    summary: clip(`${tool.name}${command.subject === "" ? "" : ` on ${command.subject}`}: ${JSON.stringify(command.args)}`, 500),
+    summary: clipText(`${tool.name}${command.subject === "" ? "" : ` on ${command.subject}`}: ${JSON.stringify(command.args)}`, 500),
     payload: json,
     digest,
-    target: clip(`${tool.namespace}.${tool.member}${command.subject === "" ? "" : ` ${command.subject}`}`, 200),
+    target: clipText(`${tool.namespace}.${tool.member}${command.subject === "" ? "" : ` ${command.subject}`}`, 200),
     sensitive: tool.sensitive,
     turn: request.turn,
     expires_at: deps.now() + (deps.approvalMs ?? DEFAULT_APPROVAL_MS),
@@ -183,7 +184,7 @@ function runQuery(deps: Pick<ToolCallDeps, "reader">, tool: AssistantTool | null
   const member = tool?.member ?? command?.member ?? "";
   try {
     const { rows } = deps.reader.query(undefined, namespace, member, args);
-    return { kind: "result", content: clip(JSON.stringify({ rows })), isError: false, ...(approval === undefined ? {} : { approval }) };
+    return { kind: "result", content: clipText(JSON.stringify({ rows }), RESULT_CHARS), isError: false, ...(approval === undefined ? {} : { approval }) };
   } catch (e) {
     if (e instanceof HttpProblem) return error(`${namespace}.${member} cannot be read so: ${e.problem.detail ?? e.problem.title}${problemFields(e.problem.errors)}`, approval);
     throw e;
@@ -237,6 +238,3 @@ function clipName(name: string): string {
   return JSON.stringify(name.slice(0, 64));
 }
 
-function clip(text: string, max = RESULT_CHARS): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}

@@ -14,6 +14,7 @@ import type { Connections } from "./connections.ts";
 import { CONVERSATION, findTurn, messageView, stepsOf } from "./conversation.ts";
 import { routeFor, vendorCallSettings, type WorkKind } from "./model-route.ts";
 import type { NodeSettings } from "./node-settings.ts";
+import { clipText } from "./contract-docs.ts";
 import { offeredTools, toolCatalogue } from "./tool-catalogue.ts";
 
 /** The most earlier messages given to the model, and their most characters in all. */
@@ -90,21 +91,21 @@ function systemText(deps: TurnContextDeps): string {
   ];
   const persona = optionalRecord(deps.reader, "std.persona", "Persona", "persona");
   if (persona !== null) {
-    const constitution = clip(String(persona.constitution ?? ""), PART_CHARS);
-    const sensitive = clip(String(persona.sensitive_instructions ?? ""), PART_CHARS);
+    const constitution = clipText(String(persona.constitution ?? ""), PART_CHARS);
+    const sensitive = clipText(String(persona.sensitive_instructions ?? ""), PART_CHARS);
     if (constitution !== "") parts.push(`The person's constitution for you:\n${constitution}`);
     if (sensitive !== "") parts.push(`The person's instructions for sensitive matters:\n${sensitive}`);
     if (persona.content_mode !== undefined) parts.push(`Content mode: ${String(persona.content_mode)}.`);
   }
   const rules = optionalQuery(deps.reader, "std.rules", "Rules", { after: "", limit: RULES }).filter((r) => r.enabled !== false && r.deleted !== true);
-  if (rules.length > 0) parts.push(`Standing rules (always follow them):\n${clip(rules.map((r) => `- ${String(r.text)}`).join("\n"), PART_CHARS)}`);
+  if (rules.length > 0) parts.push(`Standing rules (always follow them):\n${clipText(rules.map((r) => `- ${String(r.text)}`).join("\n"), PART_CHARS)}`);
   return parts.join("\n\n");
 }
 
 function memoryText(reader: PersonReader): string {
   const notes = optionalQuery(reader, MEMORY_NAMESPACE, "Notes", { after: "", limit: MEMORY_NOTES });
   if (notes.length === 0) return "";
-  return `What you remember about the person (memory notes):\n${clip(notes.map((n) => `- ${String(n.text)}`).join("\n"), PART_CHARS)}`;
+  return `What you remember about the person (memory notes):\n${clipText(notes.map((n) => `- ${String(n.text)}`).join("\n"), PART_CHARS)}`;
 }
 
 /** The conversation up to and including `message`, newest kept first when it must be cut, oldest first in the answer. */
@@ -141,6 +142,3 @@ function optionalQuery(reader: PersonReader, namespace: string, query: string, p
   }
 }
 
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}

@@ -17,6 +17,7 @@ import type { ApprovalView } from "../approvals/approval-records.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWrite, PersonWriter } from "../personal/person-writer.ts";
 import { frameJson } from "../events/frames.ts";
+import { receiptOf } from "../../../../shared/identity/index.ts";
 import { CONVERSATION, findTurn, stepsOf, stepSubject } from "./conversation.ts";
 import { handleToolCall, type ToolCallDeps } from "./tool-calls.ts";
 import { loadTurn, type TurnContextDeps } from "./turn-context.ts";
@@ -177,7 +178,8 @@ export class TurnHost {
       reply = `${turn.message}.r`;
       const action = write.partial ? "ReplyPartial" : "Reply";
       const r = await this.#act({ namespace: CONVERSATION, action, subject: reply, args: { conversation: turn.conversation, text: write.text.slice(0, 32_000), turn: turn.id }, idempotencyKey: `${reply}:reply` });
-      if (!r.ok && !/condition/.test(r.error)) return r;
+      // Refused: a run before this one recorded the reply already (a resumed turn does not answer twice).
+      if (!r.ok && !r.refused) return r;
     }
     const steps = stepsOf(this.#deps.reader, turn.id);
     const totals = { steps: steps.length, tokens_in: sum(steps, (s) => s.tokensIn), tokens_out: sum(steps, (s) => s.tokensOut) };
@@ -190,10 +192,10 @@ export class TurnHost {
     return ended.ok ? { ok: true, ...(reply === "" ? {} : { message: reply }) } : ended;
   }
 
-  async #act(write: PersonWrite): Promise<{ ok: true } | { ok: false; error: string }> {
+  async #act(write: PersonWrite): Promise<{ ok: true } | { ok: false; refused: boolean; error: string }> {
     const answer = await this.#deps.writer.act(write);
-    if (answer.kind === "problem") return { ok: false, error: `${write.action}: ${answer.problem.detail ?? answer.problem.title}` };
-    if (answer.outcome === "refused") return { ok: false, error: `${write.action} refused: condition failed` };
+    if (answer.kind === "problem") return { ok: false, refused: false, error: `${write.action}: ${answer.problem.detail ?? answer.problem.title}` };
+    if (answer.outcome === "refused") return { ok: false, refused: true, error: `${write.action} refused: ${receiptOf(answer.jws).reason?.message ?? "no reason recorded"}` };
     return { ok: true };
   }
 }
@@ -203,7 +205,9 @@ function stepWrite(turn: string, step: RecordedStep): PersonWrite {
   let body = JSON.stringify(step.body);
   if (body.length > STEP_BODY_CHARS) {
     const cut = step.body.kind === "model" ? { ...step.body, text: step.body.text.slice(0, 20_000), toolCalls: step.body.toolCalls.map((c) => ({ ...c, argumentsJson: c.argumentsJson.slice(0, 4000) })) } : { ...step.body, content: step.body.content.slice(0, 20_000) };
-    body = JSON.stringify(cut).slice(0, STEP_BODY_CHARS);
+    body = JSON.stringify(cut);
+    // Still too long (many large calls): the record stays valid JSON, with what it could not keep left empty.
+    if (body.length > STEP_BODY_CHARS) body = JSON.stringify(step.body.kind === "model" ? { ...cut, text: "", toolCalls: step.body.toolCalls.map((c) => ({ ...c, argumentsJson: "" })) } : { ...cut, content: "" });
   }
   const subject = stepSubject(turn, step.n);
   return {

@@ -28,7 +28,7 @@ import type { PersonReader } from "../personal/person-reader.ts";
 import { tasksDue } from "../tasks/task-reads.ts";
 import { localDay } from "../time-zone.ts";
 import type { Connections } from "../assistant-host/connections.ts";
-import { routeFor } from "../assistant-host/model-route.ts";
+import { routeChoices } from "../assistant-host/model-route.ts";
 import type { NodeSettings } from "../assistant-host/node-settings.ts";
 
 /** What the bootstrap answer is read from. */
@@ -83,8 +83,8 @@ async function tenantView(deps: BootstrapDeps, handle: string) {
 
 /** Whether a conversation has a model to go to, and which one is tried first. */
 function modelView(deps: BootstrapDeps): { configured: boolean; connection?: string; model?: string } {
-  const first = deps.settings === undefined || deps.connections === undefined ? undefined : routeFor("conversation", deps.settings, deps.connections)[0];
-  return first === undefined ? { configured: false } : { configured: true, connection: first.connection.id, model: first.model };
+  const first = deps.settings === undefined || deps.connections === undefined ? undefined : routeChoices("conversation", deps.settings, deps.connections)[0];
+  return first === undefined ? { configured: false } : { configured: true, connection: first.connection, model: first.model };
 }
 
 /** Open tasks due today or before, in the person's time zone (null without `std.tasks`). */

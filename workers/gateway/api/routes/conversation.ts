@@ -20,7 +20,7 @@
 import type { Hono } from "hono";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
-import { APPROVALS, readApproval } from "../approvals/approval-records.ts";
+import { APPROVALS, approvalView } from "../approvals/approval-records.ts";
 import { CONVERSATION, findMessage, MAIN, messageView, readTurn, stepsOf, turnView } from "../assistant-host/conversation.ts";
 import { TOOL_APPROVAL, toolCommandOf } from "../assistant-host/tool-calls.ts";
 import type { TurnHost } from "../assistant-host/turn-host.ts";
@@ -144,13 +144,15 @@ export function mountConversationRoutes(api: Hono<ApiEnv>, deps: ConversationRou
 
 /** One approval as the activity shows it: what was proposed (tool, arguments, the dry run), who decided, when, with which session, and what came of it. */
 function activityOf(reader: PersonReader, id: string): Record<string, unknown> {
-  const approval = readApproval(reader, id);
-  const { payload, ...view } = approval;
+  // One read: the query rows lack the payload (the proposed command) and the edited arguments.
   const record = reader.record(undefined, APPROVALS, "Approval", id);
-  const edited = typeof record?.state.edited_args === "string" && record.state.edited_args !== "" ? (JSON.parse(record.state.edited_args) as unknown) : null;
-  if (approval.kind !== TOOL_APPROVAL) return { ...view };
+  if (record === null) throw new HttpProblem(problem(404, "not-found", `no approval '${id.slice(0, 128)}'`));
+  const { payload, ...view } = approvalView(id, record.state, true);
+  if (view.kind !== TOOL_APPROVAL) return view;
   const command = toolCommandOf({ id, payload: payload ?? "null" });
-  return { ...view, tool: command.tool, subject: command.subject, args: command.args, editedArgs: edited, dryRun: command.dryRun };
+  const editedText = record.state.edited_args;
+  const editedArgs = typeof editedText === "string" && editedText !== "" ? (JSON.parse(editedText) as unknown) : null;
+  return { ...view, tool: command.tool, subject: command.subject, args: command.args, editedArgs, dryRun: command.dryRun };
 }
 
 function conversationOf(value: unknown, pointer: string): string {
