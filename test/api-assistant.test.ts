@@ -263,6 +263,40 @@ describe("the assistant on a real node", () => {
     assert.equal((await a.call("PATCH", "/api/connections/local", { memory: true })).status, 200);
   });
 
+  it("bad input is a clear problem and writes nothing; with no model configured nothing is said", async () => {
+    const before = (await a.call("GET", "/api/turns?limit=200")).body.items.length;
+    const bad = async (method: string, path: string, body: unknown, status: number, pointer?: string) => {
+      const answer = await a.call(method, path, body);
+      assert.equal(answer.status, status, `${method} ${path} ${JSON.stringify(body)}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.headers.get("content-type"), "application/problem+json");
+      if (pointer !== undefined) assert.equal(answer.body.errors[0].pointer, pointer);
+    };
+    await bad("POST", "/api/messages", {}, 400, "#/text");
+    await bad("POST", "/api/messages", { text: "   " }, 400, "#/text");
+    await bad("POST", "/api/messages", { text: "hi", attachments: "file" }, 400, "#/attachments");
+    await bad("POST", "/api/messages", { text: "hi", conversation: "no spaces allowed" }, 400, "#/conversation");
+    await bad("POST", "/api/messages", { text: "hi", mood: "happy" }, 400);
+    await bad("POST", "/api/messages/msg-none/reactions", { reaction: "👍" }, 404);
+    await bad("POST", "/api/messages/msg-none/reactions", { reaction: 3 }, 400, "#/reaction");
+    await bad("GET", "/api/turns/turn-none", undefined, 404);
+    await bad("POST", "/api/turns/turn-none/retry", {}, 404);
+    const ended = (await a.call("GET", "/api/turns?limit=1")).body.items[0].id as string;
+    await bad("POST", "/api/cancel", { turn: ended }, 409);
+    await bad("PUT", "/api/settings/memory", { off: "main" }, 400, "#/off");
+    await bad("POST", "/api/approvals/apv-none", { approve: true }, 404);
+    await bad("POST", "/api/approvals/apv-none", { approve: "yes" }, 400, "#/approve");
+    // A text over the contract's 32,000 characters is the contract's refusal, and nothing of it is kept.
+    const long = await a.call("POST", "/api/messages", { text: "x".repeat(32_001) });
+    assert.equal(long.status, 422);
+    assert.equal(long.body.reason, "text_too_long");
+
+    assert.equal((await a.call("PUT", "/api/settings/models", { conversation: null })).status, 200);
+    await bad("POST", "/api/messages", { text: "anyone there?" }, 409);
+    assert.equal((await a.call("GET", "/api/bootstrap")).body.model.configured, false);
+    assert.equal((await a.call("PUT", "/api/settings/models", { conversation: { connection: "local", model: "m1" } })).status, 200);
+    assert.equal((await a.call("GET", "/api/turns?limit=200")).body.items.length, before, "no turn was queued by any of them");
+  });
+
   it("writes no model key to the log", () => {
     const logs = join(a.node.dataDir, "logs");
     for (const file of readdirSync(logs)) assert.ok(!readFileSync(join(logs, file), "utf8").includes("Bearer "), file);
