@@ -65,6 +65,8 @@ export interface TurnLoad {
   readonly steps: readonly RecordedStep[];
   /** At most this many model calls in one turn. */
   readonly maxModelCalls: number;
+  /** The most tokens (in and out, all its model calls) the turn may spend; null: no budget. */
+  readonly maxTokens: number | null;
 }
 
 /** What a turn records, each one command signed as the person. */
@@ -72,10 +74,14 @@ export type TurnWrite =
   | { readonly op: "start"; readonly turn: string; readonly connection: string; readonly model: string }
   | { readonly op: "step"; readonly turn: string; readonly step: RecordedStep }
   | { readonly op: "wait-approval"; readonly turn: string }
+  | { readonly op: "wait-ask"; readonly turn: string }
   | { readonly op: "end"; readonly turn: string; readonly status: "done" | "failed" | "cancelled"; readonly text: string; readonly partial: boolean; readonly error?: { readonly kind: string; readonly message: string } };
 
-/** What became of a tool call: its result for the model, or the approval it now waits for. */
-export type ToolOutcome = { readonly kind: "result"; readonly content: string; readonly isError: boolean; readonly approval?: string } | { readonly kind: "approval"; readonly approval: string };
+/** What became of a tool call: its result for the model, or the approval or the person's answer (an ask) it now waits for. */
+export type ToolOutcome =
+  | { readonly kind: "result"; readonly content: string; readonly isError: boolean; readonly approval?: string }
+  | { readonly kind: "approval"; readonly approval: string }
+  | { readonly kind: "ask"; readonly ask: string };
 
 export type AssistantHostRequests = {
   "turn-load": { request: { turn: string }; response: TurnLoad | null };
@@ -94,5 +100,5 @@ export type AssistantHostNotices = {
 /** The assistant's notices to the gateway: frames for `/api/events`. */
 export type AssistantNotices = {
   text: { turn: string; delta: string };
-  turn: { turn: string; status: TurnHead["status"]; error?: string; approval?: string };
+  turn: { turn: string; status: TurnHead["status"]; error?: string; approval?: string; ask?: string };
 };

@@ -45,7 +45,7 @@ export async function runTurn(deps: TurnRunnerDeps, id: string, signal: AbortSig
   const load = await deps.request("turn-load", { turn: id });
   if (load === null) return "idle";
   const status = load.turn.status;
-  if (status === "done" || status === "failed" || status === "cancelled" || status === "waiting-ask") return "idle";
+  if (status === "done" || status === "failed" || status === "cancelled") return "idle";
 
   const steps = [...load.steps];
   const transcript: ChatMessage[] = [...load.messages];
@@ -92,11 +92,17 @@ export async function runTurn(deps: TurnRunnerDeps, id: string, signal: AbortSig
         for (const { call, index } of pending) {
           const t0 = now();
           const outcome = await deps.request("tool-call", { turn: id, step: lastModel.n, index, connection, call });
-          if (outcome.kind === "approval") {
+          if (outcome.kind === "approval" || outcome.kind === "ask") {
+            // Parked until the person decides (or answers); a turn loaded already waiting stays as it is.
             if (started !== false) {
               await start(route[0]);
-              await write({ op: "wait-approval", turn: id });
-              deps.notify("turn", { turn: id, status: "waiting-approval", approval: outcome.approval });
+              if (outcome.kind === "approval") {
+                await write({ op: "wait-approval", turn: id });
+                deps.notify("turn", { turn: id, status: "waiting-approval", approval: outcome.approval });
+              } else {
+                await write({ op: "wait-ask", turn: id });
+                deps.notify("turn", { turn: id, status: "waiting-ask", ask: outcome.ask });
+              }
             }
             return "parked";
           }
@@ -113,6 +119,11 @@ export async function runTurn(deps: TurnRunnerDeps, id: string, signal: AbortSig
       if (lastModel !== undefined && lastModel.body.kind === "model" && lastModel.body.toolCalls.length === 0 && steps[steps.length - 1] === lastModel) return await end("done");
       const calls = steps.filter((s) => s.body.kind === "model").length;
       if (calls >= load.maxModelCalls) return await end("failed", { kind: "too-many-steps", message: `the model asked for tools ${calls} times without answering; stopped` });
+      if (load.maxTokens !== null) {
+        let spent = 0;
+        for (const s of steps) spent += s.tokensIn + s.tokensOut;
+        if (spent >= load.maxTokens) return await end("failed", { kind: "budget", message: `the turn spent ${spent} tokens of its budget of ${load.maxTokens}; stopped` });
+      }
 
       const t0 = now();
       const called = await callModels(deps, id, load, route, transcript, signal);

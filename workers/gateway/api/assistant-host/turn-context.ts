@@ -11,7 +11,7 @@ import { HttpProblem } from "../../../../shared/problem.ts";
 import { zonedText } from "../time-zone.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { Connections } from "./connections.ts";
-import { CONVERSATION, findTurn, messageView, stepsOf } from "./conversation.ts";
+import { CONVERSATION, findTurn, messageView, stepsOf, type TurnView } from "./conversation.ts";
 import { routeFor, vendorCallSettings, type WorkKind } from "./model-route.ts";
 import type { NodeSettings } from "./node-settings.ts";
 import { clipText } from "./contract-docs.ts";
@@ -35,6 +35,27 @@ export interface TurnContextDeps {
   readonly connections: Connections;
   readonly now: () => number;
   readonly timeZone: () => string;
+  /** How turns of each origin other than a person's message differ (by the turn's `origin`). */
+  readonly shapes?: ReadonlyMap<string, TurnShape>;
+}
+
+/**
+ * How a turn the node starts itself (a branch's merge, an autonomy run) differs from one answering
+ * a person's message: the kind of work its models are routed for, its token budget, what the model
+ * is given, and what is done once its end is recorded. Every part left out is the conversation's.
+ */
+export interface TurnShape {
+  readonly kind: WorkKind;
+  /** The most tokens the turn may spend (null: no budget). */
+  maxTokens?(turn: TurnView): number | null;
+  /** The system text, given the conversation's. */
+  system?(base: string, turn: TurnView): string;
+  /** The messages the model is given, instead of the turn's conversation up to its message. */
+  messages?(turn: TurnView): ChatMessage[];
+  /** Whether the turn is offered tools (default true). */
+  readonly tools?: boolean;
+  /** Runs once the turn's end is recorded, with the text of its reply ("" when it had none). */
+  ended?(turn: TurnView, status: "done" | "failed" | "cancelled", text: string): Promise<void>;
 }
 
 /** Whether memory is on for `conversation` (the `memory` setting: `{off: [conversation…]}`). */
@@ -67,19 +88,22 @@ export function routeModels(deps: Pick<TurnContextDeps, "settings" | "connection
 export function loadTurn(deps: TurnContextDeps, id: string): TurnLoad | null {
   const turn = findTurn(deps.reader, id);
   if (turn === null) return null;
+  const shape = deps.shapes?.get(turn.origin);
   const memory = memoryOn(deps.settings, turn.conversation);
-  const catalogue = toolCatalogue(deps.reader, deps.settings).filter((t) => memory || t.namespace !== MEMORY_NAMESPACE);
+  const catalogue = shape?.tools === false ? [] : toolCatalogue(deps.reader, deps.settings).filter((t) => memory || t.namespace !== MEMORY_NAMESPACE);
   const offered = new Set(offeredTools(catalogue).map((t) => t.name));
+  const system = systemText(deps);
   return {
     turn: { id: turn.id, status: turn.status, conversation: turn.conversation, message: turn.message, origin: turn.origin, attempts: turn.attempts },
-    route: routeModels(deps, "conversation"),
-    system: systemText(deps),
+    route: routeModels(deps, shape?.kind ?? "conversation"),
+    system: shape?.system?.(system, turn) ?? system,
     memory: memory ? memoryText(deps.reader) : "",
     memoryTools: catalogue.filter((t) => t.namespace === MEMORY_NAMESPACE && offered.has(t.callName)).map((t) => t.callName),
-    messages: history(deps.reader, turn.conversation, turn.message),
+    messages: shape?.messages?.(turn) ?? history(deps.reader, turn.conversation, turn.message),
     tools: offeredTools(catalogue),
     steps: stepsOf(deps.reader, id),
     maxModelCalls: MAX_MODEL_CALLS,
+    maxTokens: shape?.maxTokens?.(turn) ?? null,
   };
 }
 

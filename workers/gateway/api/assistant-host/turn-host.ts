@@ -150,8 +150,8 @@ export class TurnHost {
     channel.onNotice("text", ({ turn, delta }) => {
       if (typeof turn === "string" && typeof delta === "string") this.#send("text", { turn, delta });
     });
-    channel.onNotice("turn", ({ turn, status, error, approval }) => {
-      if (typeof turn === "string" && typeof status === "string") this.turnFrame(turn, status, { ...(error === undefined ? {} : { error }), ...(approval === undefined ? {} : { approval }) });
+    channel.onNotice("turn", ({ turn, status, error, approval, ask }) => {
+      if (typeof turn === "string" && typeof status === "string") this.turnFrame(turn, status, { ...(error === undefined ? {} : { error }), ...(approval === undefined ? {} : { approval }), ...(ask === undefined ? {} : { ask }) });
     });
   }
 
@@ -163,6 +163,8 @@ export class TurnHost {
         return this.#act(stepWrite(write.turn, write.step));
       case "wait-approval":
         return this.#act({ namespace: CONVERSATION, action: "WaitApproval", subject: write.turn, args: {} });
+      case "wait-ask":
+        return this.#act({ namespace: CONVERSATION, action: "WaitAsk", subject: write.turn, args: {} });
       case "end":
         return this.#end(write);
     }
@@ -189,7 +191,16 @@ export class TurnHost {
         : write.status === "failed"
           ? await this.#act({ namespace: CONVERSATION, action: "Fail", subject: turn.id, args: { reply, error: (write.error?.message ?? "failed").slice(0, 500) || "failed", error_kind: (write.error?.kind ?? "").slice(0, 32), ...totals } })
           : await this.#act({ namespace: CONVERSATION, action: "Cancel", subject: turn.id, args: { reply, ...totals } });
-    return ended.ok ? { ok: true, ...(reply === "" ? {} : { message: reply }) } : ended;
+    if (!ended.ok) return ended;
+    const shape = this.#deps.shapes?.get(turn.origin);
+    if (shape?.ended !== undefined) {
+      try {
+        await shape.ended(turn, write.status, write.text);
+      } catch (error) {
+        this.#deps.log.error("what follows a turn's end failed", { turn: turn.id, origin: turn.origin, error: String(error) });
+      }
+    }
+    return { ok: true, ...(reply === "" ? {} : { message: reply }) };
   }
 
   async #act(write: PersonWrite): Promise<{ ok: true } | { ok: false; refused: boolean; error: string }> {
