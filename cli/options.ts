@@ -8,7 +8,7 @@ import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { type PeerAddress, parsePeers } from "../shared/worker/peers.ts";
-import { DEFAULT_ENGINE_LIMITS, DEFAULT_GATEWAY_LIMITS, type EngineLimits, type GatewayLimits } from "../shared/worker/config.ts";
+import { DEFAULT_ENGINE_LIMITS, DEFAULT_GATEWAY_LIMITS, DEFAULT_UPLOAD_LIMIT, type EngineLimits, type GatewayLimits } from "../shared/worker/config.ts";
 
 /** A mistake on the command line: printed as one line, exit code 2. */
 export class UsageError extends Error {}
@@ -44,6 +44,8 @@ export const LIMIT_DEFAULTS = {
   "quota-bytes": DEFAULT_ENGINE_LIMITS.quotaBytes,
   "disk-reserve": DEFAULT_ENGINE_LIMITS.diskReserveBytes,
   "max-connections": DEFAULT_GATEWAY_LIMITS.maxConnections,
+  "upload-limit": DEFAULT_UPLOAD_LIMIT,
+  "library-quota": 0,
 } as const;
 
 /** Parses `HOST:PORT` (`[::1]:8787` for IPv6) given to `--FLAG`. */
@@ -124,6 +126,8 @@ export function parseTreeOptions(args: string[]): TreeOptions {
         "quota-bytes": { type: "string" },
         "disk-reserve": { type: "string" },
         "max-connections": { type: "string" },
+        "upload-limit": { type: "string" },
+        "library-quota": { type: "string" },
         "allow-host": { type: "string", multiple: true },
         "voter-id": { type: "string" },
         peers: { type: "string" },
@@ -149,6 +153,9 @@ export function parseTreeOptions(args: string[]): TreeOptions {
   const engineLimits: EngineLimits = { publicRate: count("public-rate"), quotaEntries: count("quota-entries"), quotaBytes: count("quota-bytes"), diskReserveBytes: count("disk-reserve") };
   const maxConnections = count("max-connections");
   if (maxConnections < 16) throw new UsageError(`--max-connections expects at least 16, got '${values["max-connections"]}'`);
+  const uploadLimit = count("upload-limit");
+  if (uploadLimit < 1) throw new UsageError(`--upload-limit expects a positive number of bytes, got '${values["upload-limit"]}'`);
+  const libraryQuota = count("library-quota");
   const allowedHosts = values["allow-host"] ?? [];
   for (const name of allowedHosts) if (!/^[A-Za-z0-9.-]{1,253}$/.test(name)) throw new UsageError(`--allow-host expects a host name (no port), got '${name}'`);
   const origin = values.origin === undefined ? undefined : parseOrigin(values.origin);
@@ -182,7 +189,7 @@ export function parseTreeOptions(args: string[]): TreeOptions {
     bodyLimit: limit,
     restartLimit,
     engineLimits,
-    gatewayLimits: { maxConnections, allowedHosts },
+    gatewayLimits: { maxConnections, allowedHosts, uploadLimit, libraryQuota },
     help: values.help === true,
   };
 }

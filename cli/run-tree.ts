@@ -41,6 +41,13 @@ const usage = (edition: Edition) =>
     "  --quota-bytes BYTES bytes of history one tenant may hold (default: 10 GiB; 0: no quota)",
     "  --disk-reserve BYTES  free disk kept; writes get 507 below it (default: 256 MiB; 0: none)",
     "  --max-connections N open HTTP connections at most; idle ones are closed first (default: 2048)",
+    ...(edition === "node"
+      ? [
+          "  --upload-limit BYTES  largest file one library upload may be (default: 2 GiB)",
+          "  --library-quota BYTES  bytes the library's files may take together (default: 0, none;",
+          "                      the disk's --disk-reserve is kept free either way)",
+        ]
+      : []),
     "  --allow-host NAME   a host name the node answers for, besides IP addresses, localhost and",
     "                      this machine's name (repeatable); other Host headers get 421",
     "  --voter-id ID       this voter's id among --peers (replicated engine)",

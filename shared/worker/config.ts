@@ -24,7 +24,14 @@ export interface GatewayLimits {
   readonly maxConnections: number;
   /** Host names the node answers for besides IP literals and localhost (`--allow-host`). */
   readonly allowedHosts: readonly string[];
+  /** The largest file one library upload may be (`--upload-limit`; absent: 2 GiB). */
+  readonly uploadLimit?: number;
+  /** The most bytes the library's blobs may take together (`--library-quota`; 0 or absent: none). */
+  readonly libraryQuota?: number;
 }
+
+/** The largest library upload when the command line names none. */
+export const DEFAULT_UPLOAD_LIMIT = 2 * 1024 ** 3;
 
 /** The engine's limits when the command line names none (README, "Security"). */
 export const DEFAULT_ENGINE_LIMITS: EngineLimits = { publicRate: 20, quotaEntries: 10_000_000, quotaBytes: 10 * 1024 ** 3, diskReserveBytes: 256 * 1024 ** 2 };

@@ -7,10 +7,12 @@
  * that sends a whole request — `/health` included — and a request in progress is never cut off.
  *
  * The server's own timeouts bound how long any one connection may hold a place: its headers must
- * arrive within `headersTimeout`, its whole request within `requestTimeout`, and an idle keep-alive
- * connection closes after `keepAliveTimeout`.
+ * arrive within `headersTimeout`, and an idle keep-alive connection closes after
+ * `keepAliveTimeout`. Its whole request must arrive within `requestTimeout`, kept here rather than
+ * by node:http so that one kind of request may take longer: an upload the route has accepted
+ * (`allowLongBody`) may stream for as long as it keeps sending, and its route bounds the pauses.
  */
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { Socket } from "node:net";
 
 export interface ConnectionGuardOptions {
@@ -22,10 +24,18 @@ export interface ConnectionGuardOptions {
 /** The server's timeouts, sized so a silent connection holds its place for seconds, not minutes. */
 export const SERVER_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 60_000, keepAliveTimeout: 5_000 } as const;
 
+const LONG_BODY = Symbol("charter.longBody");
+
+/** Lets `req`'s body take longer than `requestTimeout` (an upload its route now reads and bounds). */
+export function allowLongBody(req: IncomingMessage): void {
+  (req as IncomingMessage & { [LONG_BODY]?: true })[LONG_BODY] = true;
+}
+
 /** Applies the timeouts and the connection cap to `server`; call before it listens. */
 export function guardConnections(server: Server, options: ConnectionGuardOptions): void {
   server.headersTimeout = SERVER_TIMEOUTS.headersTimeout;
-  server.requestTimeout = SERVER_TIMEOUTS.requestTimeout;
+  // Kept by the request listener below instead (see the module comment).
+  server.requestTimeout = 0;
   server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveTimeout;
   // Sockets in insertion order; a Map keeps it, so the first idle one found is the oldest.
   const idle = new Map<Socket, true>();
@@ -61,7 +71,18 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     });
   });
   // Ahead of the application: a connection whose headers have arrived is busy until its answer is sent.
-  server.prependListener("request", (req, res) => {
+  server.prependListener("request", (req: IncomingMessage & { [LONG_BODY]?: true }, res) => {
+    const hasBody = req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] ?? "0") !== "0";
+    if (hasBody && !req.complete) {
+      // The whole request within requestTimeout, unless its route took it as a long upload.
+      const timer = setTimeout(() => {
+        if (!req.complete && req[LONG_BODY] !== true) req.socket.destroy();
+      }, SERVER_TIMEOUTS.requestTimeout);
+      timer.unref();
+      const clear = () => clearTimeout(timer);
+      req.once("end", clear);
+      res.once("close", clear);
+    }
     const socket = req.socket;
     if (!idle.delete(socket) && !busy.has(socket)) return;
     busy.add(socket);

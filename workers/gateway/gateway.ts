@@ -6,7 +6,7 @@ import { getRequestListener } from "@hono/node-server";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Lifecycle } from "../../shared/protocol/lifecycle.ts";
-import { claimantName, dataPaths, DEFAULT_GATEWAY_LIMITS } from "../../shared/worker/config.ts";
+import { claimantName, dataPaths, DEFAULT_ENGINE_LIMITS, DEFAULT_GATEWAY_LIMITS, DEFAULT_UPLOAD_LIMIT } from "../../shared/worker/config.ts";
 import { EngineLink } from "../../shared/worker/engine-link.ts";
 import { FatalError } from "../../shared/worker/fatal.ts";
 import { JournalConsumer } from "../../shared/worker/journal-consumer.ts";
@@ -124,7 +124,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   if (config.edition === "node") {
     const origin = config.origin ?? `http://localhost:${address.port}`;
     try {
-      api = startNodeApi({ dataDir: config.dataDir, origin, nodeDid: nodeKey.value.did, bodyLimit: config.bodyLimit, log, version: config.version, engine, admin, loopback: isLoopbackAddress(address.address), onSessionEnded: (id) => eventSockets?.closeSession(id), broadcast: (json) => eventSockets?.broadcast(json) });
+      api = startNodeApi({ dataDir: config.dataDir, origin, nodeDid: nodeKey.value.did, bodyLimit: config.bodyLimit, log, version: config.version, engine, admin, loopback: isLoopbackAddress(address.address), library: { uploadLimit: limits.uploadLimit ?? DEFAULT_UPLOAD_LIMIT, quotaBytes: limits.libraryQuota ?? 0, reserveBytes: (config.engineLimits ?? DEFAULT_ENGINE_LIMITS).diskReserveBytes }, onSessionEnded: (id) => eventSockets?.closeSession(id), broadcast: (json) => eventSockets?.broadcast(json) });
     } catch (error) {
       // A link in place of accounts.db would fail every restart the same way: stop with the reason.
       if (error instanceof UnsafeStoreFileError) throw new FatalError(error.message);

@@ -13,8 +13,8 @@ import { discardBody } from "../discard-body.ts";
 import { problemResponse } from "../problem-response.ts";
 import type { ApiEnv } from "./api-env.ts";
 
-/** Refuses a body over `maxBytes` with `413 body-too-large`. */
-export function apiBodyLimit(maxBytes: number): MiddlewareHandler<ApiEnv> {
+/** Refuses a body over `maxBytes` with `413 body-too-large`; a request `exempt` says is its route's to bound. */
+export function apiBodyLimit(maxBytes: number, exempt: (c: Context) => boolean = () => false): MiddlewareHandler<ApiEnv> {
   const tooLarge = async (c: Context, declared: boolean) => {
     const incoming = declared ? (c.env as Partial<HttpBindings> | undefined)?.incoming : undefined;
     if (incoming === undefined || !(await discardBody(incoming))) c.header("connection", "close");
@@ -22,6 +22,7 @@ export function apiBodyLimit(maxBytes: number): MiddlewareHandler<ApiEnv> {
   };
   const streamed = bodyLimit({ maxSize: maxBytes, onError: (c) => tooLarge(c, false) });
   return async function limitApiBody(c, next) {
+    if (exempt(c)) return next();
     const length = c.req.header("content-length");
     if (length !== undefined && c.req.header("transfer-encoding") === undefined) {
       return Number.parseInt(length, 10) > maxBytes ? tooLarge(c, true) : next();
