@@ -69,6 +69,12 @@ export const problemCatalog = {
   "not-set-up": { status: 409, title: "Not set up" },
   "no-model": { status: 409, title: "No model configured" },
   "turn-over": { status: 409, title: "The turn has ended" },
+  "run-in-progress": { status: 409, title: "An autonomy run is under way" },
+  "goal-closed": { status: 409, title: "The goal is achieved or dropped already" },
+  "no-active-goal": { status: 409, title: "No active goal to work on" },
+  "ask-closed": { status: 409, title: "The ask no longer waits for an answer" },
+  "branch-not-open": { status: 409, title: "The branch is not open" },
+  "branch-empty": { status: 409, title: "The branch has no messages" },
   "last-passkey": { status: 409, title: "The last passkey cannot be removed" },
   "too-many-passkeys": { status: 409, title: "Too many passkeys" },
   "too-many-connections": { status: 409, title: "Too many model connections" },
@@ -101,6 +107,8 @@ export const problemCatalog = {
   "rate-limited": { status: 429, title: "Too Many Requests" },
   "quota-exceeded": { status: 507, title: "Tenant quota exceeded" },
   "insufficient-storage": { status: 507, title: "Insufficient Storage" },
+  "library-full": { status: 507, title: "No room for the file" },
+  "range-not-satisfiable": { status: 416, title: "Range Not Satisfiable" },
 
   // The node itself: try again.
   internal: { status: 500, title: "Internal Server Error" },

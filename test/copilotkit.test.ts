@@ -185,16 +185,18 @@ describe("AG-UI on /copilotkit", () => {
     const unknown = await run(on, undefined, { resume: [{ interruptId: "apv-no-such", status: "resolved", payload: { approved: true } }] });
     assert.equal(last(unknown).type, "RUN_ERROR");
     assert.equal(last(unknown).code, "interrupt-unknown");
-    // A thread naming another conversation speaks there, and cannot answer main's interrupts.
+    // A thread naming another conversation (a branch of main) speaks there, and cannot answer main's interrupts.
+    const from = (await a.call("GET", "/api/messages?limit=1")).body.items[0].id as string;
+    const branch = (await a.call("POST", "/api/branches", { from })).body.id as string;
     a.model.reply({ text: ["On the side."] });
-    const side = await a.call("POST", "/api/messages", { text: "A side conversation", conversation: "side" });
+    const side = await a.call("POST", "/api/messages", { text: "A side conversation", conversation: branch });
     await a.events.status(side.body.turn, "done");
-    const elsewhere = new HttpAgent({ url: `${a.node.url}/copilotkit`, headers: { cookie: a.cookie, origin: a.api.origin }, threadId: "side" });
+    const elsewhere = new HttpAgent({ url: `${a.node.url}/copilotkit`, headers: { cookie: a.cookie, origin: a.api.origin }, threadId: branch });
     const other = await run(elsewhere, undefined, { resume: [{ interruptId: interrupt.id, status: "resolved", payload: { approved: true } }] });
     assert.equal(last(other).code, "interrupt-other-thread", JSON.stringify(last(other)));
     a.model.reply({ text: ["Still on the side."] });
     const said = await run(elsewhere, "More on the side");
-    assert.equal(of(said, "STATE_SNAPSHOT")[0]?.snapshot.conversation, "side");
+    assert.equal(of(said, "STATE_SNAPSHOT")[0]?.snapshot.conversation, branch);
     assert.deepEqual(of(said, "MESSAGES_SNAPSHOT").at(-1)?.messages.map((m: { content: string }) => m.content), ["A side conversation", "On the side.", "More on the side", "Still on the side."]);
     assert.equal((await a.call("GET", `/api/approvals/${interrupt.id}`)).body.status, "approved", "still approved");
   });

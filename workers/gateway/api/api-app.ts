@@ -39,9 +39,18 @@ import { mountModelSettingsRoutes } from "./routes/model-settings.ts";
 import { mountSetupModelRoutes } from "./routes/setup-model.ts";
 import { mountConversationRoutes } from "./routes/conversation.ts";
 import { mountCopilotkitRoutes } from "./routes/copilotkit.ts";
+import { mountAskRoutes } from "./routes/asks.ts";
+import { mountBranchRoutes } from "./routes/branches.ts";
 import { mountMemorySettingsRoutes } from "./routes/memory-settings.ts";
+import { mountLibraryRoutes } from "./routes/library.ts";
+import type { BlobStore } from "./library/blob-store.ts";
+import { DEFAULT_UPLOAD_LIMIT } from "../../../shared/worker/config.ts";
 import type { TurnHost } from "./assistant-host/turn-host.ts";
 import { routeChoices } from "./assistant-host/model-route.ts";
+import type { Autonomy } from "./assistant-host/autonomy.ts";
+import { mountAutonomyRoutes } from "./routes/autonomy.ts";
+import { mountSuggestionRoutes } from "./routes/suggestions.ts";
+import { machineTimeZone } from "./time-zone.ts";
 
 /** What the `/api` app needs beyond the account routes' surroundings. */
 export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
@@ -60,6 +69,11 @@ export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
   readonly connections?: Connections;
   /** The assistant's turns: queued for the assistant worker, stopped, resumed; absent where no assistant runs. */
   readonly turns?: TurnHost;
+  /** The assistant's autonomy runs and their schedule's news; absent where no assistant runs. */
+  readonly autonomy?: Autonomy;
+  /** The library's blobs and its largest upload; absent: no library routes. */
+  readonly blobs?: BlobStore;
+  readonly uploadLimit?: number;
 }
 
 /** Builds the `/api` app; every route it serves has a path under `/api`. */
@@ -69,7 +83,8 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   api.use("*", answerLog(requestLogger(options.log)));
   api.notFound((c) => problemResponse(c, problem(404, "not-found", `no route for ${c.req.method} ${c.req.path}`)));
   api.use("*", apiGate({ origin: options.origin, session: (token) => options.account.session(token) }));
-  api.use("*", apiBodyLimit(options.bodyLimit));
+  // A library upload streams to disk under its own limit (routes/library.ts), never read whole.
+  api.use("*", apiBodyLimit(options.bodyLimit, (c) => c.req.method === "POST" && c.req.path === "/api/library"));
   mountAccountRoutes(api, options);
   mountAccountAdminRoutes(api, options);
   mountPairRoutes(api, options);
@@ -87,8 +102,9 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   mountRulesRoutes(api, options);
   mountPersonaRoutes(api, options);
   mountToolSettingsRoutes(api, options);
+  if (options.blobs !== undefined) mountLibraryRoutes(api, { ...options, blobs: options.blobs, uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT });
   if (options.settings !== undefined && options.connections !== undefined) {
-    const models = { ...options, settings: options.settings, connections: options.connections };
+    const models = { ...options, settings: options.settings, connections: options.connections, onAutonomyChanged: () => options.autonomy?.settingChanged() };
     mountConnectionRoutes(api, models);
     mountModelSettingsRoutes(api, models);
     mountSetupModelRoutes(api, models);
@@ -98,6 +114,10 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
       const conversation = { ...options, turns, modelConfigured: () => routeChoices("conversation", models.settings, models.connections).length > 0 };
       mountConversationRoutes(api, conversation);
       mountCopilotkitRoutes(api, conversation);
+      mountAskRoutes(api, conversation);
+      mountBranchRoutes(api, { ...conversation, summariesConfigured: () => routeChoices("summaries", models.settings, models.connections).length > 0 });
+      if (options.autonomy !== undefined) mountAutonomyRoutes(api, { ...models, autonomy: options.autonomy });
+      mountSuggestionRoutes(api, { ...models, timeZone: () => options.account.settings()?.timeZone ?? machineTimeZone() });
     }
   }
   return api;

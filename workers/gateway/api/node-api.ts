@@ -12,7 +12,8 @@ import type { AdminRequests } from "../../../shared/protocol/admin.ts";
 import type { EngineLink } from "../../../shared/worker/engine-link.ts";
 import type { SocketLink } from "../../../shared/worker/socket-link.ts";
 import { openDatabase } from "../../../shared/store/open.ts";
-import { dataPaths } from "../../../shared/worker/config.ts";
+import { dataPaths, DEFAULT_UPLOAD_LIMIT } from "../../../shared/worker/config.ts";
+import { join } from "node:path";
 import { AccountStore, type SessionRecord } from "./account/account-store.ts";
 import { accountCeremonies } from "./account/ceremonies.ts";
 import { createApiApp } from "./api-app.ts";
@@ -23,6 +24,7 @@ import { PersonWriter } from "./personal/person-writer.ts";
 import { PersonReader } from "./personal/person-reader.ts";
 import { PersonalLibrary } from "./personal/personal-library.ts";
 import { finishApproved } from "./approvals/install-approval.ts";
+import { finishMerges, MERGE_ORIGIN, mergeShape } from "./assistant-host/branch-merge.ts";
 import { sealOf } from "./seal.ts";
 import { DASHBOARDS, Dashboards, dashboardMinuteMs, SCHEDULE_ACTIONS } from "./dashboards/dashboards.ts";
 import { DashboardScheduler } from "./dashboards/dashboard-scheduler.ts";
@@ -30,7 +32,14 @@ import { StoreView } from "../reads/store-view.ts";
 import { NodeSettings } from "./assistant-host/node-settings.ts";
 import { Connections } from "./assistant-host/connections.ts";
 import { TurnHost } from "./assistant-host/turn-host.ts";
+import type { TurnShape } from "./assistant-host/turn-context.ts";
+import { Autonomy } from "./assistant-host/autonomy.ts";
+import { AUTONOMY_ORIGIN } from "./assistant-host/autonomy-records.ts";
+import { AutonomyScheduler } from "./assistant-host/autonomy-scheduler.ts";
 import { machineTimeZone } from "./time-zone.ts";
+import { BlobStore } from "./library/blob-store.ts";
+import { BlobSweeper } from "./library/blob-sweeper.ts";
+import { LIBRARY } from "./library/library-records.ts";
 
 /** What starting `/api` needs. */
 export interface NodeApiOptions {
@@ -52,6 +61,14 @@ export interface NodeApiOptions {
   readonly admin: SocketLink<AdminRequests>;
   /** Sends a frame to every `/api/events` client (the assistant's text, turns, approvals). */
   readonly broadcast?: (json: Buffer) => void;
+  /** The library's limits: the largest upload, the blobs' quota (0: none), the free disk kept. */
+  readonly library?: { readonly uploadLimit: number; readonly quotaBytes: number; readonly reserveBytes: number };
+}
+
+/** How long a blob no file refers to is kept (`CHARTER_BLOB_GRACE_MS`, else an hour). */
+function blobGraceMs(env: NodeJS.ProcessEnv = process.env): number {
+  const ms = Number(env.CHARTER_BLOB_GRACE_MS);
+  return env.CHARTER_BLOB_GRACE_MS !== undefined && Number.isInteger(ms) && ms >= 0 ? ms : 3_600_000;
 }
 
 /** `/api`, started. */
@@ -102,8 +119,11 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
       return p.did === null || p.tenant === null ? null : { did: p.did, tenant: p.tenant };
     },
     log: options.log,
-    // Then what a stop left half done: installs approved but not carried out.
-    onReady: () => finishApproved({ admin: options.admin, writer, reader, now }, options.log),
+    // Then what a stop left half done: installs approved but not carried out, branches merged but not summarised.
+    onReady: async () => {
+      await finishApproved({ admin: options.admin, writer, reader, now }, options.log);
+      await finishMerges({ reader, writer, log: options.log });
+    },
   });
   const personalSetup = personalSetUp({ makeIdentity, admin: options.admin });
   const setUp: typeof personalSetup = async (plan) => {
@@ -126,13 +146,29 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   const minuteMs = dashboardMinuteMs();
   const dashboards = new Dashboards({ reader, writer, now, minuteMs });
   const scheduler = new DashboardScheduler({ dashboards, now, log: options.log, recheckMs: 5 * minuteMs });
+  // The library's bytes: blobs by digest under DATA/blobs, removed a grace period after nothing refers to them.
+  const libraryLimits = options.library ?? { uploadLimit: DEFAULT_UPLOAD_LIMIT, quotaBytes: 0, reserveBytes: 0 };
+  const graceMs = blobGraceMs();
+  const blobs = new BlobStore({ dir: join(options.dataDir, "blobs"), quotaBytes: libraryLimits.quotaBytes, reserveBytes: libraryLimits.reserveBytes, graceMs });
+  const sweeper = new BlobSweeper({
+    blobs,
+    referenced: (sha256) => reader.query(undefined, LIBRARY, "OfBlob", { sha256, limit: 1 }).rows.length > 0,
+    graceMs,
+    intervalMs: Math.max(60_000, Math.min(graceMs, 3_600_000)),
+    log: options.log,
+  });
   const settings = new NodeSettings(db, now);
   const connections = new Connections({ db, kek, now });
   // The assistant worker's side of the conversation: turns queued, loaded, recorded; tool calls decided.
+  // How the turns the node starts itself differ, by origin: filled in below, once what each needs exists.
+  const shapes = new Map<string, TurnShape>();
+  // A branch's merge: a summary of it, written into the conversation it was opened from.
+  shapes.set(MERGE_ORIGIN, mergeShape({ reader, writer, log: options.log }));
   const turns = new TurnHost({
     reader,
     writer,
     settings,
+    shapes,
     connections,
     now,
     timeZone: () => account.settings()?.timeZone ?? machineTimeZone(),
@@ -141,16 +177,23 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     broadcast: (json) => options.broadcast?.(json),
   });
   void turns.listen(paths.assistantSocket).catch((error: unknown) => options.log.error("the assistant's socket could not be opened", { error: String(error) }));
+  // Autonomy runs (off by default): started by the person or on the schedule, each a turn of its own shape.
+  const autonomy = new Autonomy({ reader, writer, settings, connections, turns, now, timeZone: () => account.settings()?.timeZone ?? machineTimeZone(), log: options.log });
+  shapes.set(AUTONOMY_ORIGIN, autonomy.shape);
+  const autonomyScheduler = new AutonomyScheduler({ runs: autonomy, now, log: options.log, recheckMs: 5 * 60_000 });
   const app = createApiApp({
     settings,
     connections,
     turns,
+    autonomy,
     account,
     origin: options.origin,
     seal: sealOf(options.nodeDid),
     setUp,
     log: options.log,
     bodyLimit: options.bodyLimit,
+    blobs,
+    uploadLimit: libraryLimits.uploadLimit,
     writer,
     reader,
     now,
@@ -164,7 +207,13 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   writer.onAccepted((write) => {
     if (write.namespace === DASHBOARDS && SCHEDULE_ACTIONS.has(write.action) && write.tenant === person().tenant) scheduler.wake();
   });
+  // A file deleted by any route (the assistant's tools too): its blob may go once its grace is over.
+  writer.onAccepted((write) => {
+    if (write.namespace === LIBRARY && write.action === "Delete") sweeper.deleted();
+  });
   scheduler.start();
+  autonomyScheduler.start();
+  sweeper.start();
   return {
     listener: getRequestListener(app.fetch),
     setupCode: () => account.setupCode(),
@@ -175,6 +224,8 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     },
     close: () => {
       scheduler.close();
+      autonomyScheduler.close();
+      sweeper.close();
       turns.close();
       library.close();
       db.close();

@@ -37,6 +37,8 @@ export interface MessageView {
   readonly turn: string | null;
   readonly at: string | null;
   readonly reactions: readonly string[];
+  /** The branch an assistant message summarises (a merged branch's summary), or null. */
+  readonly branch: string | null;
 }
 
 export interface TurnView {
@@ -69,6 +71,7 @@ export function messageView(id: string, row: Record<string, unknown>): MessageVi
     turn: nonEmpty(row.turn),
     at: timeOf(row.at),
     reactions: Array.isArray(row.reactions) ? row.reactions.map(String) : [],
+    branch: nonEmpty(row.branch),
   };
 }
 

@@ -2,17 +2,22 @@
  * @module Saying something to the assistant, the one way `/api/messages` and the AG-UI runs of
  * `/copilotkit` both do it: two commands signed as the person (`Say` records the message, `Queue`
  * the turn that answers it), then a `turn` journal entry the assistant worker runs, and a `turn`
- * frame (`queued`) for `/api/events`. With no model configured nothing is written (`409 no-model`).
+ * frame (`queued`) for `/api/events`. With no model configured nothing is written (`409 no-model`),
+ * nor in a conversation that takes no messages: one that is neither `main` nor a branch (`404`), a
+ * branch merged, being merged or closed (`409 branch-not-open`).
  */
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
+import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { timeOrderedId } from "../personal/record-id.ts";
 import { signedWrites } from "../personal/signed-write.ts";
+import { requireOpenConversation } from "./branches.ts";
 import { CONVERSATION } from "./conversation.ts";
 import type { TurnHost } from "./turn-host.ts";
 
 /** What saying needs. */
 export interface SayDeps {
+  readonly reader: PersonReader;
   readonly writer: PersonWriter;
   readonly turns: Pick<TurnHost, "enqueue" | "turnFrame">;
   /** Whether a model is configured for conversation. */
@@ -41,6 +46,7 @@ export function saidIds(now: number): SaidIds {
 export async function say(deps: SayDeps, said: Said): Promise<void> {
   if (!deps.modelConfigured()) throw new HttpProblem(problem(409, "no-model", "no model is configured: add a connection and choose a model first (/api/setup/model)"));
   const { id, turn, conversation, text, attachments } = said;
+  requireOpenConversation(deps.reader, conversation);
   await signedWrites(deps.writer, [
     { namespace: CONVERSATION, action: "Say", subject: id, args: { conversation, text, attachments, turn } },
     { namespace: CONVERSATION, action: "Queue", subject: turn, args: { conversation, message: id, origin: "person" } },

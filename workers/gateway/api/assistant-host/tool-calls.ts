@@ -25,6 +25,9 @@ import { MEMORY_NAMESPACE, memoryOn } from "./turn-context.ts";
 import type { NodeSettings } from "./node-settings.ts";
 import { clipText } from "./contract-docs.ts";
 import { type AssistantTool, parseToolArguments, toolCatalogue } from "./tool-catalogue.ts";
+import { ASK_TOOL, handleAskCall } from "./ask-tool.ts";
+import type { AskView } from "./asks.ts";
+import { rootConversation } from "./branches.ts";
 
 /** The kind of approval a tool call is. */
 export const TOOL_APPROVAL = "tool";
@@ -60,6 +63,8 @@ export interface ToolCallDeps {
   readonly approvalMs?: number;
   /** Hears each approval proposed or ended here (for `/api/events`). */
   readonly onApproval?: (approval: ApprovalView) => void;
+  /** Hears each ask opened or ended here (for `/api/events`). */
+  readonly onAsk?: (ask: AskView) => void;
 }
 
 /** The approval id of call `index` of turn `turn`'s model step `step`: `apv-` then the turn's own time-ordered part. */
@@ -69,6 +74,8 @@ export function toolApprovalId(turn: string, step: number, index: number): strin
 
 /** Decides what becomes of one tool call; see the module comment. */
 export async function handleToolCall(deps: ToolCallDeps, request: { turn: string; step: number; index: number; connection: string; call: ToolCall }): Promise<ToolOutcome> {
+  // Asking the person is the node's own tool, not a contract's: it waits like an approval, for an answer (ask-tool.ts).
+  if (request.call.name === ASK_TOOL) return handleAskCall({ ...deps, askMs: deps.approvalMs ?? DEFAULT_APPROVAL_MS }, request);
   const id = toolApprovalId(request.turn, request.step, request.index);
   const existing = deps.reader.record(undefined, APPROVALS, APPROVAL, id);
   if (existing !== null && existing.state.status !== "New") return settled(deps, approvalView(id, existing.state, true));
@@ -195,7 +202,7 @@ function runQuery(deps: Pick<ToolCallDeps, "reader">, tool: AssistantTool | null
 function memoryAllowed(deps: ToolCallDeps, request: { turn: string; connection: string }): boolean {
   if (deps.connections.get(request.connection)?.memory !== true) return false;
   const turn = findTurn(deps.reader, request.turn);
-  return turn !== null && memoryOn(deps.settings, turn.conversation);
+  return turn !== null && memoryOn(deps.settings, rootConversation(deps.reader, turn.conversation));
 }
 
 /** A query's `limit` as the model gave it, bounded, or the default when it gave none (only for queries that take one). */

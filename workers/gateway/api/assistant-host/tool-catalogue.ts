@@ -86,7 +86,7 @@ export function catalogueOf(contracts: readonly InstalledContract[], stored: Too
   const tooled = contracts.filter((c) => !NOT_TOOLS.has(c.schema.namespace));
   // The engine runs the first action of a name, and a query of that name would share its setting: one tool per name.
   const byName = new Map<string, BuiltTool>();
-  for (const tool of tooled.flatMap(toolsOf)) if (!byName.has(tool.name)) byName.set(tool.name, tool);
+  for (const tool of tooled.flatMap(toolsOf)) if (!byName.has(tool.name) && !NOT_TOOL_MEMBERS.has(tool.name)) byName.set(tool.name, tool);
   const byKind = (kind: BuiltTool["kind"]) => [...byName.values()].filter((t) => t.kind === kind).sort((a, b) => compare(a.name, b.name));
   const ordered = [...byKind("action"), ...byKind("query")];
   const names = callNames(ordered.map((t) => t.name));
@@ -122,9 +122,15 @@ function toolsOf(contract: InstalledContract): readonly BuiltTool[] {
 /**
  * Contracts that are never tools: deciding approvals is the person's alone (a tool that could
  * approve would defeat them), and the conversation's records are the assistant's own account of
- * itself, written by the node as turns run, never by the model.
+ * itself, written by the node as turns run, never by the model; so are the autonomy runs' records
+ * (the goals a run works toward are in its prompt).
  */
-const NOT_TOOLS: ReadonlySet<string> = new Set([APPROVALS, CONVERSATION]);
+const NOT_TOOLS: ReadonlySet<string> = new Set([APPROVALS, CONVERSATION, "std.autonomy"]);
+/**
+ * Single actions that are the node's to sign: a library file is added only once its bytes are
+ * stored (a record naming a blob that is not there would be a file nobody can read).
+ */
+const NOT_TOOL_MEMBERS: ReadonlySet<string> = new Set(["std.library.Add"]);
 
 /**
  * An action as a tool: `subject` (optional: left out, the node makes a new record's id) then its

@@ -16,6 +16,8 @@ import { routeFor, vendorCallSettings, type WorkKind } from "./model-route.ts";
 import type { NodeSettings } from "./node-settings.ts";
 import { clipText } from "./contract-docs.ts";
 import { offeredTools, toolCatalogue } from "./tool-catalogue.ts";
+import { ASK_TOOL, ASK_TOOL_SPEC } from "./ask-tool.ts";
+import { historySegments, rootConversation } from "./branches.ts";
 
 /** The most earlier messages given to the model, and their most characters in all. */
 const HISTORY_MESSAGES = 40;
@@ -54,6 +56,8 @@ export interface TurnShape {
   messages?(turn: TurnView): ChatMessage[];
   /** Whether the turn is offered tools (default true). */
   readonly tools?: boolean;
+  /** Whether the turn's text is kept as a reply in its conversation (default true); false: `ended` does what is to be done with it. */
+  readonly reply?: boolean;
   /** Runs once the turn's end is recorded, with the text of its reply ("" when it had none). */
   ended?(turn: TurnView, status: "done" | "failed" | "cancelled", text: string): Promise<void>;
 }
@@ -89,8 +93,9 @@ export function loadTurn(deps: TurnContextDeps, id: string): TurnLoad | null {
   const turn = findTurn(deps.reader, id);
   if (turn === null) return null;
   const shape = deps.shapes?.get(turn.origin);
-  const memory = memoryOn(deps.settings, turn.conversation);
-  const catalogue = shape?.tools === false ? [] : toolCatalogue(deps.reader, deps.settings).filter((t) => memory || t.namespace !== MEMORY_NAMESPACE);
+  // A branch follows the memory setting of the conversation it descends from.
+  const memory = memoryOn(deps.settings, rootConversation(deps.reader, turn.conversation));
+  const catalogue = shape?.tools === false ? [] : toolCatalogue(deps.reader, deps.settings).filter((t) => (memory || t.namespace !== MEMORY_NAMESPACE) && t.callName !== ASK_TOOL);
   const offered = new Set(offeredTools(catalogue).map((t) => t.name));
   const system = systemText(deps);
   return {
@@ -100,7 +105,8 @@ export function loadTurn(deps: TurnContextDeps, id: string): TurnLoad | null {
     memory: memory ? memoryText(deps.reader) : "",
     memoryTools: catalogue.filter((t) => t.namespace === MEMORY_NAMESPACE && offered.has(t.callName)).map((t) => t.callName),
     messages: shape?.messages?.(turn) ?? history(deps.reader, turn.conversation, turn.message),
-    tools: offeredTools(catalogue),
+    // Asking the person is offered in every turn that has tools (it changes nothing, so no setting turns it off).
+    tools: shape?.tools === false ? [] : [...offeredTools(catalogue), ASK_TOOL_SPEC],
     steps: stepsOf(deps.reader, id),
     maxModelCalls: MAX_MODEL_CALLS,
     maxTokens: shape?.maxTokens?.(turn) ?? null,
@@ -132,18 +138,24 @@ function memoryText(reader: PersonReader): string {
   return `What you remember about the person (memory notes):\n${clipText(notes.map((n) => `- ${String(n.text)}`).join("\n"), PART_CHARS)}`;
 }
 
-/** The conversation up to and including `message`, newest kept first when it must be cut, oldest first in the answer. */
+/**
+ * The conversation up to and including `message` — in a branch, preceded by the conversation it
+ * was opened from up to and including that message (branches.ts historySegments) — newest kept
+ * first when it must be cut, oldest first in the answer.
+ */
 function history(reader: PersonReader, conversation: string, message: string): ChatMessage[] {
-  // Subjects sort by time: everything up to `message` is below the first key after it.
-  const { rows } = reader.query(undefined, CONVERSATION, "Recent", { conversation, before: `${message}\u{10FFFF}`, limit: HISTORY_MESSAGES });
   const kept: ChatMessage[] = [];
   let chars = 0;
-  for (const row of rows) {
-    const m = messageView(String(row.id), row);
-    if (m.text === "") continue;
-    chars += m.text.length;
-    if (chars > HISTORY_CHARS && kept.length > 0) break;
-    kept.push(m.role === "person" ? { role: "user", content: m.text } : { role: "assistant", content: m.text, toolCalls: [] });
+  for (const segment of historySegments(reader, conversation, message)) {
+    // Subjects sort by time: everything up to `upTo` is below the first key after it (its replies, `upTo.r`, too).
+    const { rows } = reader.query(undefined, CONVERSATION, "Recent", { conversation: segment.conversation, before: `${segment.upTo}\u{10FFFF}`, limit: HISTORY_MESSAGES - kept.length + 1 });
+    for (const row of rows) {
+      const m = messageView(String(row.id), row);
+      if (m.text === "" || (segment.exact && m.id > segment.upTo)) continue;
+      chars += m.text.length;
+      if ((chars > HISTORY_CHARS && kept.length > 0) || kept.length >= HISTORY_MESSAGES) return kept.reverse();
+      kept.push(m.role === "person" ? { role: "user", content: m.text } : { role: "assistant", content: m.text, toolCalls: [] });
+    }
   }
   return kept.reverse();
 }

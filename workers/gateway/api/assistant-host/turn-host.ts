@@ -18,13 +18,14 @@ import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWrite, PersonWriter } from "../personal/person-writer.ts";
 import { frameJson } from "../events/frames.ts";
 import { receiptOf } from "../../../../shared/identity/index.ts";
-import { CONVERSATION, findTurn, stepsOf, stepSubject } from "./conversation.ts";
+import { CONVERSATION, findTurn, stepsOf, stepSubject, type TurnView } from "./conversation.ts";
 import { handleToolCall, type ToolCallDeps } from "./tool-calls.ts";
 import { loadTurn, type TurnContextDeps } from "./turn-context.ts";
+import { type AskView, withdrawAsks } from "./asks.ts";
 
 /** A frame as the node's own listeners hear it (the same as `/api/events` sends). */
 export interface TurnFrame {
-  readonly kind: "text" | "turn" | "approval";
+  readonly kind: "text" | "turn" | "approval" | "ask";
   readonly fields: Readonly<Record<string, unknown>>;
 }
 
@@ -117,6 +118,12 @@ export class TurnHost {
     this.#send("approval", { approval: id, kind, summary, status, sensitive, turn, expiresAt, outcome });
   }
 
+  /** Sends an `ask` frame: an ask was opened, answered, expired or withdrawn. */
+  askFrame(ask: AskView): void {
+    const { id, turn, question, status, expiresAt } = ask;
+    this.#send("ask", { ask: id, turn, question, status, expiresAt });
+  }
+
   #send(kind: TurnFrame["kind"], fields: Record<string, unknown>): void {
     this.#deps.broadcast(frameJson(kind, this.#frameId(kind), fields));
     for (const listener of this.#listeners) listener({ kind, fields });
@@ -137,7 +144,7 @@ export class TurnHost {
     this.#channels.add(channel);
     channel.onClose(() => this.#channels.delete(channel));
     channel.onError((error) => this.#deps.log.warn("assistant channel error", { error: String(error) }));
-    const toolDeps: ToolCallDeps = { ...this.#deps, onApproval: (a) => this.approvalFrame(a) };
+    const toolDeps: ToolCallDeps = { ...this.#deps, onApproval: (a) => this.approvalFrame(a), onAsk: (a) => this.askFrame(a) };
     channel.handleAll({
       "turn-load": ({ turn }) => loadTurn(this.#deps, turn),
       "turn-write": (write) => this.#write(write),
@@ -174,8 +181,9 @@ export class TurnHost {
   async #end(write: Extract<TurnWrite, { op: "end" }>): Promise<{ ok: true; message?: string } | { ok: false; error: string }> {
     const turn = findTurn(this.#deps.reader, write.turn);
     if (turn === null) return { ok: false, error: `no turn ${write.turn}` };
+    const shape = this.#deps.shapes?.get(turn.origin);
     let reply = "";
-    if (write.text !== "") {
+    if (write.text !== "" && shape?.reply !== false) {
       // Named after the person's message, so it lists right after it and a resumed turn cannot answer twice.
       reply = `${turn.message}.r`;
       const action = write.partial ? "ReplyPartial" : "Reply";
@@ -192,15 +200,22 @@ export class TurnHost {
           ? await this.#act({ namespace: CONVERSATION, action: "Fail", subject: turn.id, args: { reply, error: (write.error?.message ?? "failed").slice(0, 500) || "failed", error_kind: (write.error?.kind ?? "").slice(0, 32), ...totals } })
           : await this.#act({ namespace: CONVERSATION, action: "Cancel", subject: turn.id, args: { reply, ...totals } });
     if (!ended.ok) return ended;
-    const shape = this.#deps.shapes?.get(turn.origin);
-    if (shape?.ended !== undefined) {
-      try {
-        await shape.ended(turn, write.status, write.text);
-      } catch (error) {
-        this.#deps.log.error("what follows a turn's end failed", { turn: turn.id, origin: turn.origin, error: String(error) });
-      }
-    }
+    await this.afterEnd(turn, write.status, write.text);
     return { ok: true, ...(reply === "" ? {} : { message: reply }) };
+  }
+
+  /**
+   * What follows the recorded end of `turn` — here, or by a route that ended a queued or waiting
+   * turn itself (`POST /api/cancel`): a cancelled turn's open asks are withdrawn, and its shape's
+   * `ended` runs. Never throws: what fails is logged (and done again by the next look at it).
+   */
+  async afterEnd(turn: TurnView, status: "done" | "failed" | "cancelled", text: string): Promise<void> {
+    try {
+      if (status === "cancelled") await withdrawAsks({ ...this.#deps, onAsk: (a) => this.askFrame(a) }, turn.id);
+      await this.#deps.shapes?.get(turn.origin)?.ended?.(turn, status, text);
+    } catch (error) {
+      this.#deps.log.error("what follows a turn's end failed", { turn: turn.id, origin: turn.origin, error: String(error) });
+    }
   }
 
   async #act(write: PersonWrite): Promise<{ ok: true } | { ok: false; refused: boolean; error: string }> {

@@ -4,9 +4,10 @@
  *
  * A new run says the last user message in the thread's conversation, as `POST /api/messages`
  * does (assistant-host/say.ts), and follows the turn that answers it. A resume answers the
- * interrupts of one turn: each entry names an approval of a tool call of that turn, in the
- * thread's conversation; it is decided as `POST /api/approvals/{id}` decides it
- * (approvals/decide-approval.ts), with the session of the request; a sensitive approval needs the
+ * interrupts of one turn: each entry names an approval of a tool call of that turn, or an ask of
+ * it, in the thread's conversation; an approval is decided as `POST /api/approvals/{id}` decides it
+ * (approvals/decide-approval.ts), an ask answered as `POST /api/asks/{id}/answer` answers it
+ * (assistant-host/answer-ask.ts), with the session of the request; a sensitive approval needs the
  * session stepped up, which the entry's `metadata.stepUp.response` (a passkey assertion for a
  * challenge from `POST /api/account/stepup/begin`) does on the spot. An approval decided so
  * already is not decided again: the run follows the turn on. Whatever stops a run before or while
@@ -21,7 +22,10 @@ import type { SessionRecord } from "../account/account-store.ts";
 import type { AccountCeremonies } from "../account/ceremonies.ts";
 import { type ApprovalView, needsStepUp } from "../approvals/approval-records.ts";
 import { decideApproval, type DecideDeps } from "../approvals/decide-approval.ts";
-import { findTurn, type TurnView } from "../assistant-host/conversation.ts";
+import { findTurn, stepsOf, type TurnView } from "../assistant-host/conversation.ts";
+import { answerAsk } from "../assistant-host/answer-ask.ts";
+import { askCallId, type AskView, findAsk } from "../assistant-host/asks.ts";
+import { type AskPlan, planAskResume } from "./ask-resume.ts";
 import { say, saidIds, type SayDeps } from "../assistant-host/say.ts";
 import { TOOL_APPROVAL, toolCommandOf } from "../assistant-host/tool-calls.ts";
 import type { TurnHost } from "../assistant-host/turn-host.ts";
@@ -39,7 +43,7 @@ export const RUN_LIMIT_MS = 10 * 60_000;
 export interface AguiRunDeps extends DecideDeps, SayDeps {
   readonly reader: PersonReader;
   readonly now: () => number;
-  readonly turns: Pick<TurnHost, "subscribe" | "enqueue" | "turnFrame" | "approvalFrame">;
+  readonly turns: Pick<TurnHost, "subscribe" | "enqueue" | "turnFrame" | "approvalFrame" | "askFrame">;
   readonly account: Pick<AccountCeremonies, "context" | "stepUpFinish" | "session">;
   readonly log: Logger;
   readonly runLimitMs?: number;
@@ -119,10 +123,22 @@ class AguiRun {
   async #resume(entries: readonly ResumeEntry[], conversation: string, caller: Caller): Promise<void> {
     const { reader } = this.#deps;
     const answered: Answered[] = [];
+    const asks: { ask: AskView; plan: AskPlan }[] = [];
     let turn: TurnView | null = null;
     for (const entry of entries) {
       const id = JSON.stringify(entry.interruptId.slice(0, 128));
-      if (answered.some((a) => a.entry.interruptId === entry.interruptId)) return this.fail("interrupt-malformed", `interrupt ${id} is answered twice`);
+      if (answered.some((a) => a.entry.interruptId === entry.interruptId) || asks.some((a) => a.ask.id === entry.interruptId)) return this.fail("interrupt-malformed", `interrupt ${id} is answered twice`);
+      const ask = findAsk(reader, entry.interruptId, this.#deps.now());
+      if (ask !== null) {
+        const its = findTurn(reader, ask.turn);
+        if (its === null || its.conversation !== conversation) return this.fail("interrupt-other-thread", `interrupt ${id} belongs to another thread`);
+        if (turn !== null && turn.id !== its.id) return this.fail("interrupt-malformed", "a run resumes one turn: these interrupts belong to different turns");
+        turn = its;
+        const plan = planAskResume(entry, ask);
+        if (plan.kind === "refused") return this.fail(plan.code, plan.message);
+        asks.push({ ask, plan });
+        continue;
+      }
       const approval = findApproval(reader, entry.interruptId);
       if (approval === null || approval.kind !== TOOL_APPROVAL || approval.turn === null) return this.fail("interrupt-unknown", `no interrupt ${id}: it names no tool call the assistant put to the person`);
       const its = findTurn(reader, approval.turn);
@@ -138,7 +154,9 @@ class AguiRun {
     if (turn === null) return this.fail("interrupt-malformed", "a resume answers at least one interrupt");
     const session = await this.#steppedUp(answered.filter((a) => a.decide && a.approve && needsStepUp(a.approval)).map((a) => a.entry), caller);
     if (session === null) return;
-    const events = this.#follow({ turn: turn.id, message: turn.message, conversation }, answered.map((a) => toolCommandOf(a.approval).toolCallId));
+    const steps = asks.length === 0 ? [] : stepsOf(reader, turn.id);
+    const askCalls = asks.flatMap((a) => askCallId(a.ask.id, steps) ?? []);
+    const events = this.#follow({ turn: turn.id, message: turn.message, conversation }, [...answered.map((a) => toolCommandOf(a.approval).toolCallId), ...askCalls]);
     for (const a of answered) {
       if (!a.decide) continue;
       try {
@@ -147,6 +165,19 @@ class AguiRun {
         if (!(error instanceof HttpProblem)) throw error;
         // Decided as asked all the same (a resume sent twice at once; approved, but the contract refused the call: the model is told): the turn goes on.
         if (findApproval(reader, a.approval.id)?.status === (a.approve ? "approved" : "denied")) continue;
+        throw error;
+      }
+    }
+    const answerDeps = { ...this.#deps, onAsk: (a: AskView) => this.#deps.turns.askFrame(a) };
+    for (const { ask, plan } of asks) {
+      if (plan.kind !== "answer") continue;
+      try {
+        await answerAsk(answerDeps, ask.id, { choices: plan.choices, text: plan.text }, session.id);
+      } catch (error) {
+        if (!(error instanceof HttpProblem)) throw error;
+        // Answered so all the same (a resume sent twice at once): the turn goes on.
+        const now = findAsk(reader, ask.id, this.#deps.now());
+        if (now !== null && planAskResume({ interruptId: ask.id, status: "resolved", payload: { choices: plan.choices, text: plan.text } }, now).kind === "answered") continue;
         throw error;
       }
     }

@@ -7,8 +7,10 @@
  * reply) and each recorded result (`TOOL_CALL_RESULT`). Each status is a `STATE_SNAPSHOT`
  * `{turn, status, conversation, message}`. The run ends when the turn does: `done` is
  * `RUN_FINISHED`, waiting for an approval is `RUN_FINISHED` with an interrupt outcome (AG-UI's
- * interrupts: `id` the approval, `reason: "tool_call"`, `toolCallId`, `expiresAt`), both after a
- * `MESSAGES_SNAPSHOT`; `failed` and `cancelled` are `RUN_ERROR`.
+ * interrupts: `id` the approval, `reason: "tool_call"`, `toolCallId`, `expiresAt`), and so is
+ * waiting for the person's answer to an ask (`id` the ask, `reason: "input_required"`, the question
+ * and its options in `metadata`), all after a `MESSAGES_SNAPSHOT`; `failed` and `cancelled` are
+ * `RUN_ERROR`.
  *
  * A run that resumes a turn (`prime` with the tool calls it answers) does not show again what the
  * run it resumes showed: the steps up to the model call that made those tool calls. What the turn
@@ -18,6 +20,7 @@
 import { type BaseEvent, EventType, type Interrupt } from "@ag-ui/core";
 import type { RecordedStep } from "../../../../shared/protocol/assistant.ts";
 import { type ApprovalView, needsStepUp } from "../approvals/approval-records.ts";
+import { ASK_LIMITS, askCallId, type AskView } from "../assistant-host/asks.ts";
 import { stepSubject } from "../assistant-host/conversation.ts";
 import { toolCommandOf } from "../assistant-host/tool-calls.ts";
 import type { TurnFrame } from "../assistant-host/turn-host.ts";
@@ -92,15 +95,17 @@ export class TurnEvents {
     const turn = this.#source.turn(this.#ids.turn);
     if (turn === null) return;
     if (turn.status === "done" || turn.status === "failed" || turn.status === "cancelled") this.#status(turn.status, turn.error?.message);
-    else if (turn.status === "waiting-approval") this.#status(turn.status);
+    else if (turn.status === "waiting-approval" || turn.status === "waiting-ask") this.#status(turn.status);
   }
 
   /** One frame of `/api/events`: only the run's turn's matter. */
   onFrame(frame: TurnFrame): void {
     if (this.#ended || frame.fields.turn !== this.#ids.turn) return;
-    const { delta, status, error, approval } = frame.fields;
+    const { delta, status, error, approval, ask } = frame.fields;
     if (frame.kind === "text" && typeof delta === "string" && delta !== "") this.#text(delta);
-    else if (frame.kind === "turn" && typeof status === "string") this.#status(status, typeof error === "string" ? error : undefined, typeof approval === "string" ? approval : undefined);
+    else if (frame.kind === "turn" && typeof status === "string") {
+      this.#status(status, typeof error === "string" ? error : undefined, typeof approval === "string" ? approval : typeof ask === "string" ? ask : undefined);
+    }
   }
 
   /** Ends the run with `RUN_ERROR` (the node's own reason: a time limit, a failure); the turn itself goes on. */
@@ -135,10 +140,11 @@ export class TurnEvents {
     this.#textOpen = false;
   }
 
-  #status(status: string, error?: string, approvalId?: string): void {
+  /** A change of the turn's status; `waitingFor`: the approval or ask it now waits for, when the frame named it. */
+  #status(status: string, error?: string, waitingFor?: string): void {
     switch (status) {
       case "waiting-approval": {
-        const approval = this.#source.waiting(this.#ids.turn, approvalId);
+        const approval = this.#source.waiting(this.#ids.turn, waitingFor);
         // An approval no longer waiting (decided by the run that resumes the turn) is not a new interrupt.
         if (approval === null) return;
         this.#closeText();
@@ -146,6 +152,17 @@ export class TurnEvents {
         this.#state(status, approval.id);
         this.#emit({ type: EventType.MESSAGES_SNAPSHOT, messages: this.#source.messages(this.#ids.conversation, this.#ids.turn) });
         this.#end({ type: EventType.RUN_FINISHED, threadId: this.#ids.threadId, runId: this.#ids.runId, outcome: { type: "interrupt", interrupts: [interruptOf(approval)] } });
+        return;
+      }
+      case "waiting-ask": {
+        const ask = this.#source.waitingAsk?.(this.#ids.turn, waitingFor) ?? null;
+        // An ask no longer open (answered by the run that resumes the turn) is not a new interrupt.
+        if (ask === null) return;
+        this.#closeText();
+        this.#sync();
+        this.#state(status, undefined, ask.id);
+        this.#emit({ type: EventType.MESSAGES_SNAPSHOT, messages: this.#source.messages(this.#ids.conversation, this.#ids.turn) });
+        this.#end({ type: EventType.RUN_FINISHED, threadId: this.#ids.threadId, runId: this.#ids.runId, outcome: { type: "interrupt", interrupts: [askInterruptOf(ask, this.#source.steps(this.#ids.turn))] } });
         return;
       }
       case "done":
@@ -206,13 +223,13 @@ export class TurnEvents {
     }
   }
 
-  #state(status: string, approval?: string): void {
+  #state(status: string, approval?: string, ask?: string): void {
     // A status seen twice (at the start, and again as the run begins) is one snapshot.
-    const key = `${status} ${approval ?? ""}`;
+    const key = `${status} ${approval ?? ""} ${ask ?? ""}`;
     if (key === this.#lastState) return;
     this.#lastState = key;
     const { turn, conversation, message } = this.#ids;
-    this.#emit({ type: EventType.STATE_SNAPSHOT, snapshot: { turn, status, conversation, message, ...(approval === undefined ? {} : { approval }) } });
+    this.#emit({ type: EventType.STATE_SNAPSHOT, snapshot: { turn, status, conversation, message, ...(approval === undefined ? {} : { approval }), ...(ask === undefined ? {} : { ask }) } });
   }
 
   #emit(event: BaseEvent): void {
@@ -239,5 +256,28 @@ export function interruptOf(approval: ApprovalView): Interrupt {
     responseSchema: { type: "object", properties, required: ["approved"] },
     ...(approval.expiresAt === null ? {} : { expiresAt: approval.expiresAt }),
     metadata: { tool: command.tool, sensitive: needsStepUp(approval) },
+  };
+}
+
+/**
+ * The AG-UI interrupt of an ask: the person's input is required. Its `metadata` holds the question
+ * and its options; the answer a resume carries is `{choices: [option index…], text?}`, as `POST
+ * /api/asks/{id}/answer` takes it (`responseSchema`).
+ */
+export function askInterruptOf(ask: AskView, steps: readonly RecordedStep[]): Interrupt {
+  const call = askCallId(ask.id, steps);
+  const last = Math.max(0, ask.options.length - 1);
+  const properties: Record<string, unknown> = {
+    choices: { type: "array", items: { type: "integer", minimum: 0, maximum: last }, uniqueItems: true, maxItems: ask.multiple ? ask.options.length : 1 },
+  };
+  if (ask.allowOther) properties.text = { type: "string", maxLength: ASK_LIMITS.text };
+  return {
+    id: ask.id,
+    reason: "input_required",
+    message: ask.question,
+    ...(call === null ? {} : { toolCallId: call }),
+    responseSchema: { type: "object", properties, additionalProperties: false },
+    ...(ask.expiresAt === null ? {} : { expiresAt: ask.expiresAt }),
+    metadata: { question: ask.question, options: ask.options.map((o) => ({ label: o.label, description: o.description })), multiple: ask.multiple, allowOther: ask.allowOther },
   };
 }

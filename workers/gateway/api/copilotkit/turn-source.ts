@@ -1,6 +1,6 @@
 /**
  * @module What an AG-UI run reads of the person's records while it follows a turn: the turn, its
- * recorded steps, the approval it waits for, and the conversation as AG-UI messages (for
+ * recorded steps, the approval or the ask it waits for, and the conversation as AG-UI messages (for
  * `MESSAGES_SNAPSHOT`). Every read is a record or a declared query of `std.conversation` or
  * `std.approvals` through the person's reader.
  *
@@ -14,6 +14,8 @@ import type { RecordedStep } from "../../../../shared/protocol/assistant.ts";
 import { APPROVAL, APPROVALS, type ApprovalView, approvalView } from "../approvals/approval-records.ts";
 import { CONVERSATION, findTurn, MAIN, messageView, stepsOf, stepSubject, type TurnView } from "../assistant-host/conversation.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
+import { type AskView, findAsk } from "../assistant-host/asks.ts";
+import { findBranch } from "../assistant-host/branches.ts";
 
 /** How many of the conversation's last messages a snapshot holds. */
 export const SNAPSHOT_MESSAGES = 40;
@@ -28,6 +30,8 @@ export interface TurnSource {
   stepRecorded(turn: string, n: number): boolean;
   /** The approval of `turn` waiting for the person now (`id`, when the turn named it), with its payload; null when none waits. */
   waiting(turn: string, id?: string): ApprovalView | null;
+  /** The ask of `turn` open now (`id`, when the turn named it); null when none waits. */
+  waitingAsk?(turn: string, id?: string): AskView | null;
   messages(conversation: string, turn: string): Message[];
 }
 
@@ -38,12 +42,12 @@ export function replyId(message: string): string {
 
 /**
  * The conversation an AG-UI thread speaks in: the thread id itself when it names a conversation
- * that has messages (`main`, a branch), else `main` (a client's fresh thread id).
+ * that has messages (`main`, a branch) or an open branch, else `main` (a client's fresh thread id).
  */
 export function threadConversation(reader: PersonReader, threadId: string): string {
   if (threadId === MAIN || !/^[A-Za-z0-9._:-]{1,128}$/.test(threadId)) return MAIN;
   const { rows } = reader.query(undefined, CONVERSATION, "Recent", { conversation: threadId, before: END, limit: 1 });
-  return rows.length > 0 ? threadId : MAIN;
+  return rows.length > 0 || findBranch(reader, threadId)?.status === "open" ? threadId : MAIN;
 }
 
 /** Approval `id` of the personal tenant with its payload, or null when there is none. */
@@ -63,6 +67,14 @@ export function turnSource(reader: PersonReader): TurnSource {
       for (const candidate of ids) {
         const approval = findApproval(reader, candidate);
         if (approval !== null && approval.status === "waiting" && approval.turn === turn) return approval;
+      }
+      return null;
+    },
+    waitingAsk: (turn, id) => {
+      const ids = id !== undefined ? [id] : reader.query(undefined, CONVERSATION, "OfTurn", { turn, limit: 200 }).rows.filter((row) => row.status === "Open").map((row) => String(row.id));
+      for (const candidate of ids) {
+        const ask = findAsk(reader, candidate, Date.now());
+        if (ask !== null && ask.status === "open" && ask.turn === turn) return ask;
       }
       return null;
     },

@@ -6,6 +6,8 @@
  * - deciding an approval, and recording what came of it (`std.approvals` `Approve`, `Deny`,
  *   `CarriedOut`), happens at `POST /api/approvals/{id}`, which asks for the step-up an install
  *   needs and carries the install out: elsewhere it is `403 dedicated-route`;
+ * - answering an ask of the assistant (`std.conversation` `Answer`) happens at
+ *   `POST /api/asks/{id}/answer`, which checks the choices against the options and resumes the turn;
  * - `std.persona`'s `SetSensitiveInstructions` needs a step-up, as at `PUT /api/persona`.
  *
  * A preview writes nothing and is not guarded.
@@ -20,6 +22,7 @@ import type { PersonReader } from "./person-reader.ts";
 /** Actions signed only by their own routes, by namespace, with the route that signs them. */
 const DEDICATED: ReadonlyMap<string, { readonly actions: ReadonlySet<string>; readonly route: string }> = new Map([
   ["std.approvals", { actions: new Set(["Approve", "Deny", "CarriedOut"]), route: "POST /api/approvals/{id}" }],
+  ["std.conversation", { actions: new Set(["Answer"]), route: "POST /api/asks/{id}/answer" }],
 ]);
 
 /** Actions that need a step-up wherever they are signed, by namespace. */
@@ -34,7 +37,7 @@ export function guardGenericWrite(
   if (write.tenant !== undefined && write.tenant !== deps.reader.personalTenant()) return;
   const dedicated = DEDICATED.get(write.namespace);
   if (dedicated?.actions.has(write.action) === true) {
-    throw new HttpProblem(problem(403, "dedicated-route", `${write.namespace} ${write.action} is signed only by ${dedicated.route}, which holds what it needs (a step-up, and carrying an install out)`));
+    throw new HttpProblem(problem(403, "dedicated-route", `${write.namespace} ${write.action} is signed only by ${dedicated.route}, which holds what it needs (its checks, and what follows it)`));
   }
   if (SENSITIVE.get(write.namespace)?.has(write.action) === true) requireSteppedUp(c, deps.account);
 }

@@ -5,7 +5,7 @@
  * {account: {setUp, signedIn, firstName, seal},
  *  person: {did},
  *  tenant: {handle, did, contracts: [{namespace, version, artifact, installedAt}]} | null,
- *  counts: {tasksDue, approvalsWaiting},
+ *  counts: {tasksDue, approvalsWaiting, asksWaiting},
  *  model: {configured, connection?, model?},
  *  node: {version, update: {mode, state, available}},
  *  events: {after}}
@@ -24,6 +24,7 @@ import type { SocketLink } from "../../../../shared/worker/socket-link.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
 import { accountView, type AccountRouteDeps } from "./account-deps.ts";
 import { waitingApprovals } from "../approvals/approval-records.ts";
+import { openAsks } from "../assistant-host/asks.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import { tasksDue } from "../tasks/task-reads.ts";
 import { localDay } from "../time-zone.ts";
@@ -60,7 +61,7 @@ export function mountBootstrapRoute(api: Hono<ApiEnv>, deps: BootstrapDeps): voi
       account: accountView(deps, session),
       person: { did: person.did },
       tenant: person.tenant === null ? null : await tenantView(deps, person.tenant),
-      counts: { tasksDue: dueCount(deps), approvalsWaiting: person.tenant === null ? null : waitingApprovals(deps.reader) },
+      counts: { tasksDue: dueCount(deps), approvalsWaiting: person.tenant === null ? null : waitingApprovals(deps.reader), asksWaiting: person.tenant === null ? null : openAsks(deps.reader) },
       model: modelView(deps),
       node: { version: deps.version, update: { mode: "off", state: "idle", available: null } },
       events: { after: String(after) },

@@ -14,8 +14,10 @@
  *
  * Saying something is two commands signed as the person (`Say`, then the turn's `Queue`), then a
  * `turn` journal entry the assistant worker runs; with no model configured nothing is written
- * (`409 no-model`). Cancelling stops the running turn (the assistant keeps the text it had, marked
- * partial) and ends a queued or waiting one at once.
+ * (`409 no-model`), nor in a conversation other than `main` or an open branch (`404`; a branch
+ * merged or closed: `409 branch-not-open`). Cancelling stops the running turn (the assistant keeps
+ * the text it had, marked partial) and ends a queued or waiting one at once, withdrawing the asks
+ * it waited for.
  */
 import type { Hono } from "hono";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
@@ -25,6 +27,7 @@ import { CONVERSATION, findMessage, MAIN, messageView, readTurn, stepsOf, turnVi
 import { TOOL_APPROVAL, toolCommandOf } from "../assistant-host/tool-calls.ts";
 import type { TurnHost } from "../assistant-host/turn-host.ts";
 import { pageOf, pageRequest } from "../list-page.ts";
+import { findFile } from "../library/library-records.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { signedWrite } from "../personal/signed-write.ts";
@@ -61,6 +64,9 @@ export function mountConversationRoutes(api: Hono<ApiEnv>, deps: ConversationRou
     const text = body.text;
     if (typeof text !== "string" || text.trim() === "") throw badField("text", "text is what to say: a string that is not empty");
     const attachments = attachmentsOf(body.attachments);
+    // Attachments are files of the person's library, kept now.
+    const missing = attachments.flatMap((file, i) => (findFile(reader, file) === null ? [{ pointer: `#/attachments/${i}`, detail: `no library file '${file.slice(0, 128)}'` }] : []));
+    if (missing.length > 0) throw new HttpProblem(problem(404, "not-found", missing.map((m) => m.detail).join("; "), missing));
     const conversation = conversationOf(body.conversation, "#/conversation");
     const { id, turn } = saidIds(deps.now());
     await say(deps, { id, turn, conversation, text, attachments });
@@ -99,6 +105,8 @@ export function mountConversationRoutes(api: Hono<ApiEnv>, deps: ConversationRou
         cancelled.push(turn.id);
         deps.turns.cancel(turn.id);
         deps.turns.turnFrame(turn.id, "cancelled");
+        // Its open asks are withdrawn; a merge turn's branch is open again.
+        await deps.turns.afterEnd(turn, "cancelled", "");
       }
     }
     return c.json({ cancelled });

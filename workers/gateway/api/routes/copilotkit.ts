@@ -6,7 +6,7 @@
  * POST /copilotkit    RunAgentInput {threadId, runId, messages, tools?, context?, state?, forwardedProps?, resume?}
  * POST /copilotkit/*  the same agent (a CopilotKit client posting to /copilotkit/agent/<name>/run)
  *   → 200 text/event-stream: RUN_STARTED, STATE_SNAPSHOT, TEXT_MESSAGE_*, TOOL_CALL_*, MESSAGES_SNAPSHOT,
- *     then RUN_FINISHED (success, or an interrupt per approval waited for) or RUN_ERROR
+ *     then RUN_FINISHED (success, or an interrupt per approval or ask waited for) or RUN_ERROR
  * ```
  *
  * A body that is not a `RunAgentInput` is a `400` problem before anything streams; everything

@@ -24,9 +24,14 @@ import { autonomyInput, callInput, modelsInput, routingInput, SETTING_NAMES, Set
 import { jsonBody } from "../request-body.ts";
 
 /** What the settings routes need. */
-export interface ModelSettingsRouteDeps {
-  readonly settings: NodeSettings;
+export interface ModelSettingsRouteDeps extends AutonomySettingDeps {
   readonly connections: Connections;
+}
+
+/** What the autonomy setting's routes need: the settings, and who hears of a change (the autonomy schedule). */
+export interface AutonomySettingDeps {
+  readonly settings: NodeSettings;
+  readonly onAutonomyChanged?: () => void;
 }
 
 const CALL_FIELDS = ["maxTokens", "temperature", "responseTimeoutSeconds", "idleTimeoutSeconds", "retries"] as const;
@@ -57,15 +62,7 @@ export function mountModelSettingsRoutes(api: Hono<ApiEnv>, deps: ModelSettingsR
     return c.json(routingSettings(settings));
   });
 
-  api.get("/api/settings/autonomy", (c) => {
-    sessionOf(c);
-    return c.json(autonomySettings(settings));
-  });
-  api.put("/api/settings/autonomy", async (c) => {
-    const given = await checked(c, ["enabled", "intervalMinutes", "turnTokenBudget"], autonomyInput);
-    settings.put(SETTING_NAMES.autonomy, { ...autonomySettings(settings), ...given });
-    return c.json(autonomySettings(settings));
-  });
+  mountAutonomySetting(api, "/api/settings/autonomy", deps);
 
   for (const provider of ["openai", "anthropic"] as const) {
     const path = `/api/settings/${SETTING_NAMES[provider]}`;
@@ -79,6 +76,21 @@ export function mountModelSettingsRoutes(api: Hono<ApiEnv>, deps: ModelSettingsR
       return c.json(vendorCallSettings(settings, provider));
     });
   }
+}
+
+/** Mounts `GET`/`PUT` of the autonomy setting at `path` (served at `/api/settings/autonomy` and `/api/autonomy/settings`). */
+export function mountAutonomySetting(api: Hono<ApiEnv>, path: string, deps: AutonomySettingDeps): void {
+  const { settings } = deps;
+  api.get(path, (c) => {
+    sessionOf(c);
+    return c.json(autonomySettings(settings));
+  });
+  api.put(path, async (c) => {
+    const given = await checked(c, ["enabled", "intervalMinutes", "turnTokenBudget"], autonomyInput);
+    settings.put(SETTING_NAMES.autonomy, { ...autonomySettings(settings), ...given });
+    deps.onAutonomyChanged?.();
+    return c.json(autonomySettings(settings));
+  });
 }
 
 /** The body's fields as `read` takes them; every wrong one in one `400`. */
