@@ -13,7 +13,7 @@
  */
 import type { Logger } from "../../../../shared/log.ts";
 import { HttpProblem } from "../../../../shared/problem.ts";
-import type { Timers } from "../dashboards/dashboard-scheduler.ts";
+import { PassScheduler, type Timers } from "../pass-scheduler.ts";
 import type { RunKind } from "./autonomy-records.ts";
 
 /** What the schedule reads and does (assistant-host/autonomy.ts `Autonomy`). */
@@ -41,85 +41,24 @@ export interface AutonomySchedulerDeps {
   readonly timers?: Timers;
 }
 
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const realTimers: Timers = {
-  set: (fn, ms) => setTimeout(fn, ms).unref(),
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
 /** Keeps the autonomy schedule: one timer, one pass at a time. */
-export class AutonomyScheduler {
+export class AutonomyScheduler extends PassScheduler {
   readonly #deps: AutonomySchedulerDeps;
-  readonly #timers: Timers;
-  readonly #retryMs: number;
-  #retry: number;
-  #timer: unknown = null;
-  #running = false;
-  #again = false;
-  #closed = false;
 
   constructor(deps: AutonomySchedulerDeps) {
+    super({ log: deps.log, recheckMs: deps.recheckMs, ...(deps.retryMs === undefined ? {} : { retryMs: deps.retryMs }), ...(deps.timers === undefined ? {} : { timers: deps.timers }), what: "the autonomy schedule" });
     this.#deps = deps;
-    this.#timers = deps.timers ?? realTimers;
-    this.#retryMs = deps.retryMs ?? 1000;
-    this.#retry = this.#retryMs;
     deps.runs.onChange(() => this.wake());
   }
 
-  /** Finishes what a stop left, starts what came due while the node was down, then keeps the schedule. */
-  start(): void {
-    this.wake();
-  }
-
-  /** Runs a pass now (after the one running, if any). */
-  wake(): void {
-    if (this.#closed) return;
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    if (this.#timer !== null) this.#timers.clear(this.#timer);
-    this.#timer = null;
-    this.#running = true;
-    void this.#run();
-  }
-
-  /** Stops: no timer is left, no pass starts again (one under way finishes). */
-  close(): void {
-    this.#closed = true;
-    if (this.#timer !== null) this.#timers.clear(this.#timer);
-    this.#timer = null;
-  }
-
-  async #run(): Promise<void> {
-    let delay: number | null;
-    try {
-      delay = await this.#pass();
-      this.#retry = this.#retryMs;
-    } catch (error) {
-      if (this.#quietly(error)) delay = this.#deps.recheckMs;
-      else {
-        delay = this.#backoff();
-        this.#deps.log.warn("the autonomy schedule cannot go on now; trying again", { error: error instanceof Error ? error.message : String(error), retryMs: delay });
-      }
-    }
-    this.#running = false;
-    if (this.#closed) return;
-    if (this.#again) {
-      this.#again = false;
-      this.wake();
-      return;
-    }
-    if (delay === null) return;
-    this.#timer = this.#timers.set(() => {
-      this.#timer = null;
-      this.wake();
-    }, Math.min(Math.max(delay, 0), MAX_TIMER_MS));
-  }
-
   /** One pass; answers how long to wait before the next, or null for no timer (autonomy off, nothing under way). */
-  async #pass(): Promise<number | null> {
+  protected async pass(): Promise<number | null> {
+    const delay = await this.#due();
+    this.succeeded();
+    return delay;
+  }
+
+  async #due(): Promise<number | null> {
     const { runs, now, recheckMs } = this.#deps;
     const current = await runs.settle();
     const setting = runs.setting();
@@ -138,16 +77,5 @@ export class AutonomyScheduler {
       if (!(error instanceof HttpProblem && error.problem.status === 409)) throw error;
     }
     return recheckMs;
-  }
-
-  #backoff(): number {
-    const delay = this.#retry;
-    this.#retry = Math.min(this.#retry * 2, this.#deps.recheckMs);
-    return delay;
-  }
-
-  // Before set-up, and until `std.autonomy` is installed, there is nothing to schedule: no warning.
-  #quietly(error: unknown): boolean {
-    return error instanceof HttpProblem && (error.problem.code === "not-set-up" || error.problem.code === "not-found");
   }
 }

@@ -12,7 +12,7 @@ import { zonedText } from "../time-zone.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import { activeGoals, AUTONOMY, findGoal, findRun, latestReflections, type RunView } from "./autonomy-records.ts";
 import { clipText } from "./contract-docs.ts";
-import { CONVERSATION, MAIN, messageView, type TurnView } from "./conversation.ts";
+import { CONVERSATION, MAIN, transcriptLines, type TurnView } from "./conversation.ts";
 import { dueTasks } from "./due-tasks.ts";
 import { autonomySettings } from "./model-route.ts";
 import type { NodeSettings } from "./node-settings.ts";
@@ -84,17 +84,8 @@ function initiativePart(reader: PersonReader, run: RunView, goalId: string): str
 function reflectionPart(deps: Omit<AutonomyShapeDeps, "ended">, zone: string): string {
   const lines = ["This run is a reflection: look back over the recent conversation and the tasks due, note what matters, and propose at most a few helpful next steps."];
   const { rows } = deps.reader.query(undefined, CONVERSATION, "Recent", { conversation: MAIN, before: "~", limit: MESSAGES });
-  const said: string[] = [];
-  let chars = 0;
-  for (const row of rows) {
-    const m = messageView(String(row.id), row);
-    if (m.text === "") continue;
-    const line = `${m.role === "person" ? "Person" : "Assistant"}: ${clipText(m.text, MESSAGE_CHARS)}`;
-    chars += line.length;
-    if (chars > CONVERSATION_CHARS) break;
-    said.push(line);
-  }
-  lines.push(said.length === 0 ? "The conversation is empty so far." : `The recent conversation, oldest first:\n${said.reverse().join("\n")}`);
+  const said = transcriptLines(rows, MESSAGE_CHARS, CONVERSATION_CHARS);
+  lines.push(said.length === 0 ? "The conversation is empty so far." : `The recent conversation, oldest first:\n${said.join("\n")}`);
   const due = dueTasks(deps.reader, zone, deps.now(), TASKS_DUE);
   lines.push(due.length === 0 ? "No task is due today or overdue." : `Tasks due today or overdue:\n${due.map((t) => `- ${t.id}: ${clipText(t.title, 200)} (due ${t.due})`).join("\n")}`);
   return lines.join("\n");

@@ -3,6 +3,7 @@
  * personal tenant (contracts/std/node/conversation.charter.md): how messages, turns and their
  * steps are named, read and shown. Writing them is the contract's actions, signed as the person.
  */
+import { clipText } from "./contract-docs.ts";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
 import type { RecordedStep, StepBody, TurnHead } from "../../../../shared/protocol/assistant.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
@@ -145,4 +146,22 @@ function nonEmpty(value: unknown): string | null {
 function timeOf(value: unknown): string | null {
   const ms = Number(value);
   return Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : null;
+}
+
+/**
+ * Messages given newest first (a `Recent` page) as transcript lines, oldest first: `Person: …` or
+ * `Assistant: …`, each clipped to `messageChars`, the newest kept within `totalChars` in all.
+ */
+export function transcriptLines(rows: readonly Record<string, unknown>[], messageChars: number, totalChars: number): string[] {
+  const lines: string[] = [];
+  let chars = 0;
+  for (const row of rows) {
+    const m = messageView(String(row.id), row);
+    if (m.text === "") continue;
+    const line = `${m.role === "person" ? "Person" : "Assistant"}: ${clipText(m.text, messageChars)}`;
+    chars += line.length;
+    if (chars > totalChars && lines.length > 0) break;
+    lines.push(line);
+  }
+  return lines.reverse();
 }

@@ -15,7 +15,7 @@ import { APPROVALS, STATUS_VALUES } from "../approvals/approval-records.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import { clipText } from "./contract-docs.ts";
 import type { ConnectionSecret, Connections } from "./connections.ts";
-import { CONVERSATION, MAIN, messageView } from "./conversation.ts";
+import { CONVERSATION, MAIN, transcriptLines } from "./conversation.ts";
 import { dueTasks } from "./due-tasks.ts";
 import { routeFor, vendorCallSettings } from "./model-route.ts";
 import type { NodeSettings } from "./node-settings.ts";
@@ -168,17 +168,7 @@ export function parseFollowUps(text: string): string[] {
 
 /** The last messages (given newest first) as one text, oldest first, within TRANSCRIPT_CHARS. */
 function transcript(rows: readonly Record<string, unknown>[]): string {
-  const lines: string[] = [];
-  let chars = 0;
-  for (const row of rows) {
-    const m = messageView(String(row.id), row);
-    if (m.text === "") continue;
-    const line = `${m.role === "person" ? "Person" : "Assistant"}: ${clipText(m.text, MESSAGE_CHARS)}`;
-    chars += line.length;
-    if (chars > TRANSCRIPT_CHARS && lines.length > 0) break;
-    lines.push(line);
-  }
-  return `The end of the conversation, oldest first:\n${lines.reverse().join("\n")}\n\nWhat might the person say next?`;
+  return `The end of the conversation, oldest first:\n${transcriptLines(rows, MESSAGE_CHARS, TRANSCRIPT_CHARS).join("\n")}\n\nWhat might the person say next?`;
 }
 
 function defaultProvider(ms: number): (secret: ConnectionSecret) => Promise<ModelProvider> {

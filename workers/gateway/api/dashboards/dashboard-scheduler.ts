@@ -15,12 +15,9 @@
 import type { Logger } from "../../../../shared/log.ts";
 import { HttpProblem } from "../../../../shared/problem.ts";
 import type { Dashboards } from "./dashboards.ts";
+import { PassScheduler, type Timers } from "../pass-scheduler.ts";
 
-/** Setting and clearing the one timer (swapped in tests). */
-export interface Timers {
-  set(fn: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
+export type { Timers } from "../pass-scheduler.ts";
 
 /** What the scheduler needs. */
 export interface SchedulerDeps {
@@ -36,83 +33,18 @@ export interface SchedulerDeps {
   readonly timers?: Timers;
 }
 
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const realTimers: Timers = {
-  set: (fn, ms) => setTimeout(fn, ms).unref(),
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
 /** Keeps the dashboards' schedule: one timer, one pass at a time. */
-export class DashboardScheduler {
+export class DashboardScheduler extends PassScheduler {
   readonly #deps: SchedulerDeps;
-  readonly #timers: Timers;
-  readonly #retryMs: number;
-  #retry: number;
-  #timer: unknown = null;
-  #running = false;
-  #again = false;
-  #closed = false;
 
   constructor(deps: SchedulerDeps) {
+    super({ log: deps.log, recheckMs: deps.recheckMs, ...(deps.retryMs === undefined ? {} : { retryMs: deps.retryMs }), ...(deps.timers === undefined ? {} : { timers: deps.timers }), what: "the dashboards' schedule" });
     this.#deps = deps;
-    this.#timers = deps.timers ?? realTimers;
-    this.#retryMs = deps.retryMs ?? 1000;
-    this.#retry = this.#retryMs;
     deps.dashboards.onChange(() => this.wake());
   }
 
-  /** Runs what is due now (what came due while the node was down, at start), then keeps the schedule. */
-  start(): void {
-    this.wake();
-  }
-
-  /** Runs a pass now (after the one running, if any). */
-  wake(): void {
-    if (this.#closed) return;
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    if (this.#timer !== null) this.#timers.clear(this.#timer);
-    this.#timer = null;
-    this.#running = true;
-    void this.#run();
-  }
-
-  /** Stops: no timer is left, no pass starts again (a refresh under way finishes). */
-  close(): void {
-    this.#closed = true;
-    if (this.#timer !== null) this.#timers.clear(this.#timer);
-    this.#timer = null;
-  }
-
-  async #run(): Promise<void> {
-    let delay: number;
-    try {
-      delay = await this.#pass();
-    } catch (error) {
-      if (this.#quietly(error)) delay = this.#deps.recheckMs;
-      else {
-        delay = this.#backoff();
-        this.#deps.log.warn("the dashboards' schedule cannot be read now; trying again", { error: messageOf(error), retryMs: delay });
-      }
-    }
-    this.#running = false;
-    if (this.#closed) return;
-    if (this.#again) {
-      this.#again = false;
-      this.wake();
-      return;
-    }
-    this.#timer = this.#timers.set(() => {
-      this.#timer = null;
-      this.wake();
-    }, Math.min(Math.max(delay, 0), MAX_TIMER_MS));
-  }
-
   /** Refreshes everything due; answers how long to wait before the next pass. */
-  async #pass(): Promise<number> {
+  protected async pass(): Promise<number> {
     const { dashboards, now, recheckMs } = this.#deps;
     const tried = new Set<string>();
     let stuck = false;
@@ -120,13 +52,13 @@ export class DashboardScheduler {
       const due = dashboards.due(now()).filter((d) => !tried.has(d.id));
       if (due.length === 0) break;
       for (const d of due) {
-        if (this.#closed) return recheckMs;
+        if (this.closed) return recheckMs;
         tried.add(d.id);
         if (!(await this.#refresh(d.id))) stuck = true;
       }
     }
-    if (stuck) return this.#backoff();
-    this.#retry = this.#retryMs;
+    if (stuck) return this.backoff();
+    this.succeeded();
     const next = dashboards.nextDueAt();
     if (next === null) return recheckMs;
     const wait = next - now();
@@ -158,17 +90,6 @@ export class DashboardScheduler {
       log.warn("the scheduled refresh of a dashboard failed", { dashboard: id, error: messageOf(error) });
       return false;
     }
-  }
-
-  #backoff(): number {
-    const delay = this.#retry;
-    this.#retry = Math.min(this.#retry * 2, this.#deps.recheckMs);
-    return delay;
-  }
-
-  // Before set-up, and until `std.dashboards` is installed, there is nothing to schedule: no warning.
-  #quietly(error: unknown): boolean {
-    return error instanceof HttpProblem && (error.problem.code === "not-set-up" || error.problem.code === "not-found");
   }
 }
 
