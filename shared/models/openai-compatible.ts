@@ -28,6 +28,7 @@ export interface OpenAiCompatibleOptions {
 /** The provider for the endpoint `options` names. */
 export function openAiCompatibleProvider(options: OpenAiCompatibleOptions): ModelProvider {
   const key = options.apiKey || undefined;
+  const limits = options.limits ?? DEFAULT_LIMITS;
   const client = new OpenAI({
     baseURL: options.baseURL,
     // The client insists on a key; a server that needs none gets no Authorization header at all.
@@ -37,10 +38,9 @@ export function openAiCompatibleProvider(options: OpenAiCompatibleOptions): Mode
     organization: null,
     project: null,
     maxRetries: 0,
-    timeout: (options.limits ?? DEFAULT_LIMITS).responseTimeoutMs,
+    timeout: limits.responseTimeoutMs,
     logLevel: "off",
   });
-  const limits = options.limits ?? DEFAULT_LIMITS;
   const classify = (error: unknown, guard: CallGuard, streaming: boolean) =>
     classifyFailure(error, {
       provider: NAME,

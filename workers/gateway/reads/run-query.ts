@@ -18,6 +18,7 @@ import { sourceAggregate, splitSource } from "../../../shared/store/collections.
 import { fromColumn, tableName } from "../../../contracts/storage/columns.ts";
 import { ftsTable, indexesOf, queryIndexKey, queryIndexName, sharedFtsTable } from "../../../contracts/storage/read-indexes.ts";
 import { QueryArithmeticError } from "./int-functions.ts";
+import { HttpProblem, problem } from "../../../shared/problem.ts";
 import type { FulltextTables } from "../../../contracts/query/plan-context.ts";
 import { checkParams, type ParamProblem } from "../../../contracts/query/query-params.ts";
 import { type CompiledQuery, compileQuery, queryPlan, type QueryPlan, sourceNames } from "../../../contracts/query/query-sql.ts";
@@ -488,4 +489,18 @@ export function queryRunner(db: DatabaseSync): QueryRunner {
 /** Runs query `queryName` of `schema` for `tenant`: the rows, or why not (see QueryOutcome). */
 export function runQuery(db: DatabaseSync, schema: Schema, queryName: string, tenant: string, params: unknown, artifact = ""): QueryOutcome {
   return queryRunner(db).run(schema, queryName, tenant, params, artifact);
+}
+
+/** A query that could not be answered as the HTTP problem every read route answers with: 404, 400 naming the parameters, 501, or 422 with its reason. */
+export function queryProblem(outcome: Extract<QueryOutcome, { ok: false }>): HttpProblem {
+  switch (outcome.code) {
+    case "not-found":
+      return new HttpProblem(problem(404, "not-found", outcome.message));
+    case "bad-parameters":
+      return new HttpProblem(problem(400, "bad-parameters", outcome.message, outcome.errors));
+    case "unsupported":
+      return new HttpProblem(problem(501, "query-not-supported", outcome.message));
+    case "failed":
+      return new HttpProblem({ ...problem(422, "query-failed", outcome.message), ...(outcome.reason === undefined ? {} : { reason: outcome.reason }) });
+  }
 }

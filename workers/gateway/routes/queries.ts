@@ -12,7 +12,7 @@ import { HttpProblem, problem } from "../../../shared/problem.ts";
 import { bearerOf, missingInstall, notFound, requireReader } from "../reads/caller.ts";
 import { queryPlan } from "../../../contracts/query/query-sql.ts";
 import type { ReadRouteDeps } from "../reads/read-deps.ts";
-import { queryRunner } from "../reads/run-query.ts";
+import { queryProblem, queryRunner } from "../reads/run-query.ts";
 
 /** The body's `params`, from `{"params": {…}}` (an empty body means no parameters). */
 async function paramsFrom(c: Context): Promise<unknown> {
@@ -46,16 +46,9 @@ export function mountQueryRoute(app: Hono, deps: ReadRouteDeps): void {
       if (plan.exposure === "authenticated") requireReader(c, db, bearer, tenant, active.schema, now);
       const outcome = queryRunner(db).run(active.schema, query, tenant, input, active.artifact);
       if (outcome.ok) return { artifact: active.artifact, rows: outcome.rows };
-      switch (outcome.code) {
-        case "not-found":
-          throw notFound(db, bearer, tenant, now, () => outcome.message);
-        case "bad-parameters":
-          throw new HttpProblem(problem(400, "bad-parameters", outcome.message, outcome.errors));
-        case "unsupported":
-          throw new HttpProblem(problem(501, "query-not-supported", outcome.message));
-        case "failed":
-          throw new HttpProblem({ ...problem(422, "query-failed", outcome.message), ...(outcome.reason === undefined ? {} : { reason: outcome.reason }) });
-      }
+      // An unknown query tells a stranger no more than an unknown tenant does.
+      if (outcome.code === "not-found") throw notFound(db, bearer, tenant, now, () => outcome.message);
+      throw queryProblem(outcome);
     });
     return c.json({ rows: answer.rows, artifact: answer.artifact });
   });

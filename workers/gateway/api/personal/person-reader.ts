@@ -12,7 +12,7 @@ import type { Schema } from "../../../../contracts/schema.ts";
 import { HttpProblem, problem } from "../../../../shared/problem.ts";
 import { rolesOf, type Roles, tenantExists } from "../../../../shared/store/roles.ts";
 import { type HistoryEntry, listRecords, readHistory, readRecord, type RecordRead } from "../../reads/record-reads.ts";
-import { queryRunner } from "../../reads/run-query.ts";
+import { queryProblem, queryRunner } from "../../reads/run-query.ts";
 import type { ActiveSchema, StoreView } from "../../reads/store-view.ts";
 
 /** What the reader needs: the store view, the person's did (null before set-up), the personal tenant, a clock. */
@@ -97,16 +97,7 @@ export class PersonReader {
       const { artifact, schema } = r.contract(namespace);
       const outcome = queryRunner(r.db).run(schema, name, r.tenant, params, artifact);
       if (outcome.ok) return { artifact, rows: outcome.rows };
-      switch (outcome.code) {
-        case "not-found":
-          throw new HttpProblem(problem(404, "not-found", outcome.message));
-        case "bad-parameters":
-          throw new HttpProblem(problem(400, "bad-parameters", outcome.message, outcome.errors));
-        case "unsupported":
-          throw new HttpProblem(problem(501, "query-not-supported", outcome.message));
-        case "failed":
-          throw new HttpProblem({ ...problem(422, "query-failed", outcome.message), ...(outcome.reason === undefined ? {} : { reason: outcome.reason }) });
-      }
+      throw queryProblem(outcome);
     });
   }
 
