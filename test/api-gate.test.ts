@@ -227,6 +227,7 @@ const BUILT = new Set([
   "PUT /api/persona",
   "PUT /api/content-mode",
   "GET /api/library",
+  "POST /api/knowledge",
   "POST /api/library",
   "GET /api/library/f-123/content",
   "GET /api/blobs/0123abcd",

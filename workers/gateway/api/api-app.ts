@@ -43,6 +43,8 @@ import { mountAskRoutes } from "./routes/asks.ts";
 import { mountBranchRoutes } from "./routes/branches.ts";
 import { mountMemorySettingsRoutes } from "./routes/memory-settings.ts";
 import { mountLibraryRoutes } from "./routes/library.ts";
+import { mountKnowledgeRoutes } from "./routes/knowledge.ts";
+import type { Knowledge } from "./knowledge/knowledge.ts";
 import type { BlobStore } from "./library/blob-store.ts";
 import { DEFAULT_UPLOAD_LIMIT } from "../../../shared/worker/config.ts";
 import type { TurnHost } from "./assistant-host/turn-host.ts";
@@ -74,6 +76,8 @@ export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
   /** The library's blobs and its largest upload; absent: no library routes. */
   readonly blobs?: BlobStore;
   readonly uploadLimit?: number;
+  /** The person's knowledge vaults; absent: no knowledge route. */
+  readonly knowledge?: Knowledge;
 }
 
 /** Builds the `/api` app; every route it serves has a path under `/api`. */
@@ -103,6 +107,7 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   mountPersonaRoutes(api, options);
   mountToolSettingsRoutes(api, options);
   if (options.blobs !== undefined) mountLibraryRoutes(api, { ...options, blobs: options.blobs, uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT });
+  if (options.knowledge !== undefined) mountKnowledgeRoutes(api, { knowledge: options.knowledge });
   if (options.settings !== undefined && options.connections !== undefined) {
     const models = { ...options, settings: options.settings, connections: options.connections, onAutonomyChanged: () => options.autonomy?.settingChanged() };
     mountConnectionRoutes(api, models);

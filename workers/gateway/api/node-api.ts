@@ -40,6 +40,7 @@ import { machineTimeZone } from "./time-zone.ts";
 import { BlobStore } from "./library/blob-store.ts";
 import { BlobSweeper } from "./library/blob-sweeper.ts";
 import { LIBRARY } from "./library/library-records.ts";
+import { Knowledge } from "./knowledge/knowledge.ts";
 
 /** What starting `/api` needs. */
 export interface NodeApiOptions {
@@ -123,6 +124,8 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     onReady: async () => {
       await finishApproved({ admin: options.admin, writer, reader, now }, options.log);
       await finishMerges({ reader, writer, log: options.log });
+      // The knowledge vaults: scanned (what changed in their folders while the node was stopped), then watched.
+      await knowledge.start();
     },
   });
   const personalSetup = personalSetUp({ makeIdentity, admin: options.admin });
@@ -150,9 +153,11 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   const libraryLimits = options.library ?? { uploadLimit: DEFAULT_UPLOAD_LIMIT, quotaBytes: 0, reserveBytes: 0 };
   const graceMs = blobGraceMs();
   const blobs = new BlobStore({ dir: join(options.dataDir, "blobs"), quotaBytes: libraryLimits.quotaBytes, reserveBytes: libraryLimits.reserveBytes, graceMs });
+  // The knowledge vaults' notes: folders under DATA/vaults, every revision's text a blob.
+  const knowledge = new Knowledge({ dataDir: options.dataDir, blobs, reader, writer, store: storeView, now, log: options.log });
   const sweeper = new BlobSweeper({
     blobs,
-    referenced: (sha256) => reader.query(undefined, LIBRARY, "OfBlob", { sha256, limit: 1 }).rows.length > 0,
+    referenced: (sha256) => knowledge.referenced(sha256) || reader.query(undefined, LIBRARY, "OfBlob", { sha256, limit: 1 }).rows.length > 0,
     graceMs,
     intervalMs: Math.max(60_000, Math.min(graceMs, 3_600_000)),
     log: options.log,
@@ -194,6 +199,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     bodyLimit: options.bodyLimit,
     blobs,
     uploadLimit: libraryLimits.uploadLimit,
+    knowledge,
     writer,
     reader,
     now,
@@ -226,6 +232,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
       scheduler.close();
       autonomyScheduler.close();
       sweeper.close();
+      knowledge.close();
       turns.close();
       library.close();
       db.close();

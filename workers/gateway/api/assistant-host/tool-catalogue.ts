@@ -123,9 +123,10 @@ function toolsOf(contract: InstalledContract): readonly BuiltTool[] {
  * Contracts that are never tools: deciding approvals is the person's alone (a tool that could
  * approve would defeat them), and the conversation's records are the assistant's own account of
  * itself, written by the node as turns run, never by the model; so are the autonomy runs' records
- * (the goals a run works toward are in its prompt).
+ * (the goals a run works toward are in its prompt). A knowledge vault's notes are files as well as
+ * records: only `/api/knowledge` changes both together.
  */
-const NOT_TOOLS: ReadonlySet<string> = new Set([APPROVALS, CONVERSATION, "std.autonomy"]);
+const NOT_TOOLS: ReadonlySet<string> = new Set([APPROVALS, CONVERSATION, "std.autonomy", "std.knowledge"]);
 /**
  * Single actions that are the node's to sign: a library file is added only once its bytes are
  * stored (a record naming a blob that is not there would be a file nobody can read).

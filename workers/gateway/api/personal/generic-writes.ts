@@ -8,6 +8,8 @@
  *   needs and carries the install out: elsewhere it is `403 dedicated-route`;
  * - answering an ask of the assistant (`std.conversation` `Answer`) happens at
  *   `POST /api/asks/{id}/answer`, which checks the choices against the options and resumes the turn;
+ * - a note of a knowledge vault (`std.knowledge`) is a file in the vault's folder as well as a
+ *   record: it changes at `POST /api/knowledge`, which writes both;
  * - `std.persona`'s `SetSensitiveInstructions` needs a step-up, as at `PUT /api/persona`.
  *
  * A preview writes nothing and is not guarded.
@@ -23,6 +25,7 @@ import type { PersonReader } from "./person-reader.ts";
 const DEDICATED: ReadonlyMap<string, { readonly actions: ReadonlySet<string>; readonly route: string }> = new Map([
   ["std.approvals", { actions: new Set(["Approve", "Deny", "CarriedOut"]), route: "POST /api/approvals/{id}" }],
   ["std.conversation", { actions: new Set(["Answer"]), route: "POST /api/asks/{id}/answer" }],
+  ["std.knowledge", { actions: new Set(["Create", "Write", "Move", "Delete"]), route: "POST /api/knowledge" }],
 ]);
 
 /** Actions that need a step-up wherever they are signed, by namespace. */
