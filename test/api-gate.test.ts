@@ -228,6 +228,7 @@ const BUILT = new Set([
   "PUT /api/content-mode",
   "GET /api/library",
   "POST /api/knowledge",
+  "GET /api/collab/doc-123",
   "POST /api/library",
   "GET /api/library/f-123/content",
   "GET /api/blobs/0123abcd",

@@ -110,7 +110,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
     if (config.edition === "node" && serveAppPage(req, res)) return;
     if (!postCommand(req, res)) void appListener(req, res);
   });
-  server.on("upgrade", upgradeListener({ isOwnHost, events: config.edition === "node" ? () => eventSockets : undefined, log: answers }));
+  server.on("upgrade", upgradeListener({ isOwnHost, events: config.edition === "node" ? () => eventSockets : undefined, collab: config.edition === "node" ? () => api?.collab ?? null : undefined, log: answers }));
   guardConnections(server, { maxConnections: limits.maxConnections, onShed: (shed) => log.warn("connections over the cap: closed idle ones to make room", { shed, max: limits.maxConnections }) });
   const closer = gracefulCloser(server);
   // gRPC is served only once a contract is installed, but a port it could never have is fatal now,
@@ -146,6 +146,8 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
       // and AG-UI runs end (RUN_ERROR) rather than hold their answers open.
       eventSockets?.close();
       endAguiRuns();
+      // Co-edited notes are saved (their commands need the engine still) and their sockets closed.
+      await api?.collab.close();
       await Promise.all([closer.close(), grpc.close()]);
       await consumer.stop();
       await engine.close();

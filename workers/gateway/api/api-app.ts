@@ -45,6 +45,7 @@ import { mountMemorySettingsRoutes } from "./routes/memory-settings.ts";
 import { mountLibraryRoutes } from "./routes/library.ts";
 import { mountKnowledgeRoutes } from "./routes/knowledge.ts";
 import type { Knowledge } from "./knowledge/knowledge.ts";
+import type { CollabServer } from "./knowledge/collab.ts";
 import type { BlobStore } from "./library/blob-store.ts";
 import { DEFAULT_UPLOAD_LIMIT } from "../../../shared/worker/config.ts";
 import type { TurnHost } from "./assistant-host/turn-host.ts";
@@ -78,6 +79,8 @@ export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
   readonly uploadLimit?: number;
   /** The person's knowledge vaults; absent: no knowledge route. */
   readonly knowledge?: Knowledge;
+  /** The co-editing sockets of the vaults' notes. */
+  readonly collab?: CollabServer;
 }
 
 /** Builds the `/api` app; every route it serves has a path under `/api`. */
@@ -107,7 +110,7 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   mountPersonaRoutes(api, options);
   mountToolSettingsRoutes(api, options);
   if (options.blobs !== undefined) mountLibraryRoutes(api, { ...options, blobs: options.blobs, uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT });
-  if (options.knowledge !== undefined) mountKnowledgeRoutes(api, { knowledge: options.knowledge });
+  if (options.knowledge !== undefined) mountKnowledgeRoutes(api, { knowledge: options.knowledge, ...(options.collab === undefined ? {} : { collab: options.collab }) });
   if (options.settings !== undefined && options.connections !== undefined) {
     const models = { ...options, settings: options.settings, connections: options.connections, onAutonomyChanged: () => options.autonomy?.settingChanged() };
     mountConnectionRoutes(api, models);

@@ -41,6 +41,7 @@ import { BlobStore } from "./library/blob-store.ts";
 import { BlobSweeper } from "./library/blob-sweeper.ts";
 import { LIBRARY } from "./library/library-records.ts";
 import { Knowledge } from "./knowledge/knowledge.ts";
+import { CollabServer } from "./knowledge/collab.ts";
 
 /** What starting `/api` needs. */
 export interface NodeApiOptions {
@@ -72,6 +73,12 @@ function blobGraceMs(env: NodeJS.ProcessEnv = process.env): number {
   return env.CHARTER_BLOB_GRACE_MS !== undefined && Number.isInteger(ms) && ms >= 0 ? ms : 3_600_000;
 }
 
+/** How long co-edits pause before they are saved (`CHARTER_COLLAB_SAVE_MS`, else half a second). */
+function collabQuietMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const ms = Number(env.CHARTER_COLLAB_SAVE_MS);
+  return env.CHARTER_COLLAB_SAVE_MS !== undefined && Number.isInteger(ms) && ms >= 0 ? ms : undefined;
+}
+
 /** `/api`, started. */
 export interface NodeApi {
   readonly listener: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -81,6 +88,8 @@ export interface NodeApi {
   session(token: string | null): SessionRecord | null;
   /** The person's did:key once set up, else null. */
   personDid(): string | null;
+  /** The co-editing sockets (`/api/collab/{note}`). */
+  readonly collab: CollabServer;
   close(): void;
 }
 
@@ -96,10 +105,14 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     signOut: (session) => {
       ceremonies.signOut(session);
       options.onSessionEnded?.(session.id);
+      collab.closeSession(session.id);
     },
     endSession: (current, id) => {
       const ended = ceremonies.endSession(current, id);
-      if (ended.ok) options.onSessionEnded?.(id);
+      if (ended.ok) {
+        options.onSessionEnded?.(id);
+        collab.closeSession(id);
+      }
       return ended;
     },
   };
@@ -155,6 +168,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   const blobs = new BlobStore({ dir: join(options.dataDir, "blobs"), quotaBytes: libraryLimits.quotaBytes, reserveBytes: libraryLimits.reserveBytes, graceMs });
   // The knowledge vaults' notes: folders under DATA/vaults, every revision's text a blob.
   const knowledge = new Knowledge({ dataDir: options.dataDir, blobs, reader, writer, store: storeView, now, log: options.log });
+  const collab = new CollabServer({ knowledge, origin: options.origin, session: (token) => account.session(token), log: options.log, saveQuietMs: collabQuietMs() });
   const sweeper = new BlobSweeper({
     blobs,
     referenced: (sha256) => knowledge.referenced(sha256) || reader.query(undefined, LIBRARY, "OfBlob", { sha256, limit: 1 }).rows.length > 0,
@@ -200,6 +214,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     blobs,
     uploadLimit: libraryLimits.uploadLimit,
     knowledge,
+    collab,
     writer,
     reader,
     now,
@@ -228,6 +243,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
       const a = store.account();
       return a?.ready === true ? a.did : null;
     },
+    collab,
     close: () => {
       scheduler.close();
       autonomyScheduler.close();

@@ -393,13 +393,15 @@ export interface UpgradeRouting {
   readonly isOwnHost: HostCheck;
   /** The event sockets; null while they are not started (503), absent for an edition without them (404). */
   readonly events?: () => EventSockets | null;
+  /** The co-editing sockets (`/api/collab/…`); null while not started (503), absent for an edition without them (404). */
+  readonly collab?: () => { upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void } | null;
   /** Where refusals are logged (the gateway's per-request logger). */
   readonly log: Logger;
 }
 
 /**
  * The gateway's `upgrade` listener: the host check first, as for every request (421), then
- * `/api/events` for the node edition, and 404 for any other path.
+ * `/api/events` and `/api/collab/…` for the node edition, and 404 for any other path.
  */
 export function upgradeListener(routing: UpgradeRouting): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
   return function onUpgrade(req, socket, head) {
@@ -411,6 +413,11 @@ export function upgradeListener(routing: UpgradeRouting): (req: IncomingMessage,
     try {
       if (!routing.isOwnHost(req.headers.host)) {
         return refuse(problem(421, "misdirected-request", "this node does not answer for that host name; use its IP address, localhost, or a name given with --allow-host"));
+      }
+      if (routing.collab !== undefined && req.url?.startsWith("/api/collab/") === true) {
+        const collab = routing.collab();
+        if (collab === null) return refuse(problem(503, "unavailable", "the node is starting; try again"));
+        return collab.upgrade(req, socket, head);
       }
       if (routing.events === undefined || !isEventsTarget(req.url)) return refuse(problem(404, "not-found", "no WebSocket is served at this path"));
       const events = routing.events();

@@ -12,7 +12,7 @@ import type { BlobStore } from "../library/blob-store.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { KnowledgeIndex } from "./knowledge-index.ts";
-import { KNOWLEDGE, NOTE, Vault } from "./vault.ts";
+import { KNOWLEDGE, NOTE, type NoteRecord, recordOf, Vault } from "./vault.ts";
 
 /** The vaults there are: the person's own. */
 export const VAULTS: readonly string[] = ["personal"];
@@ -69,6 +69,14 @@ export class Knowledge {
     const vault = this.#vaults.get(name);
     if (vault === undefined) throw new HttpProblem(problem(404, "not-found", `there is no vault '${name}' (the person's own is 'personal')`, [{ pointer: "#/vault", detail: "no such vault" }]));
     return vault;
+  }
+
+  /** The kept note whose record is `id`, with its vault; null when there is none. */
+  note(id: string): { vault: Vault; record: NoteRecord } | null {
+    const found = this.#deps.reader.record(undefined, KNOWLEDGE, NOTE, id);
+    const record = found === null ? null : recordOf(id, found.state);
+    const vault = found === null ? undefined : this.#vaults.get(String(found.state.vault));
+    return record === null || vault === undefined ? null : { vault, record };
   }
 
   /** Whether blob `sha256` is a revision of a note (throws until the index knows every revision). */

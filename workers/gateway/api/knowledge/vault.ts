@@ -80,6 +80,16 @@ export interface VaultDeps {
   readonly rescanMs?: number;
 }
 
+/** A change of a note, as `onChange` hears it. */
+export interface NoteChanged {
+  readonly id: string;
+  readonly path: string;
+  readonly revision: number;
+  /** The note's text now; null: deleted. */
+  readonly text: string | null;
+  readonly origin: NoteOrigin;
+}
+
 /** A note's text and revision. */
 export interface NoteText {
   readonly path: string;
@@ -116,6 +126,7 @@ export class Vault {
   #rescan: NodeJS.Timeout | null = null;
   #closed = false;
   #started: Promise<void> | null = null;
+  readonly #listeners = new Set<(change: NoteChanged) => void>();
   /** Files already said to be skipped (said once, not at every scan). */
   readonly #skipped = new Set<string>();
 
@@ -219,7 +230,7 @@ export class Vault {
       }
       this.#deps.index.remove(this.name, path);
       const moved = { ...record, path: to, updatedAt: this.#deps.now() };
-      this.#index(to, moved, disk);
+      this.#index(to, moved, disk, origin);
       return moved;
     });
   }
@@ -239,6 +250,7 @@ export class Vault {
         throw error;
       }
       this.#deps.index.remove(this.name, path);
+      this.#emit({ id: record.id, path, revision: record.revision, text: null, origin });
       return record;
     });
   }
@@ -289,7 +301,7 @@ export class Vault {
         else this.#writeDisk(path, previous.bytes);
         throw error;
       }
-      this.#index(path, next, { ...disk, bytes });
+      this.#index(path, next, { ...disk, bytes }, origin);
       return next;
     } finally {
       stored.release();
@@ -310,8 +322,26 @@ export class Vault {
   }
 
   /** Indexes note `path` as `record` says with the file read. */
-  #index(path: string, record: NoteRecord, disk: { bytes: Buffer; mtimeMs: number }): void {
-    this.#deps.index.put(this.name, path, { note: record.id, revision: record.revision, sha256: record.sha256, size: record.size, mtimeMs: disk.mtimeMs, updatedAt: record.updatedAt, text: disk.bytes.toString("utf8") });
+  #index(path: string, record: NoteRecord, disk: { bytes: Buffer; mtimeMs: number }, origin: NoteOrigin | null = null): void {
+    const text = disk.bytes.toString("utf8");
+    this.#deps.index.put(this.name, path, { note: record.id, revision: record.revision, sha256: record.sha256, size: record.size, mtimeMs: disk.mtimeMs, updatedAt: record.updatedAt, text });
+    if (origin !== null) this.#emit({ id: record.id, path, revision: record.revision, text, origin });
+  }
+
+  /** Hears every change of a note's text, path or existence (`text` null: deleted); answers how to stop. */
+  onChange(listener: (change: NoteChanged) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(change: NoteChanged): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.#deps.log.error("a note change's listener failed", { vault: this.name, error: String(error) });
+      }
+    }
   }
 
   /**
@@ -325,6 +355,7 @@ export class Vault {
       if (record !== null) {
         await signedWrite(this.#deps.writer, { namespace: KNOWLEDGE, action: "Delete", subject: record.id, args: { origin: "disk" } });
         this.#deps.log.info("a note deleted in its vault's folder is deleted", { vault: this.name, path });
+        this.#emit({ id: record.id, path, revision: record.revision, text: null, origin: "disk" });
       }
       this.#deps.index.remove(this.name, path);
       return null;
@@ -343,7 +374,7 @@ export class Vault {
         await signedWrite(this.#deps.writer, { namespace: KNOWLEDGE, action: "Move", subject: moved.id, args: { path, origin: "disk" } });
         this.#deps.index.remove(this.name, twin.path);
         const next = { ...moved, path, updatedAt: this.#deps.now() };
-        this.#index(path, next, disk);
+        this.#index(path, next, disk, "disk");
         return next;
       }
     }
@@ -352,7 +383,7 @@ export class Vault {
     try {
       this.#deps.index.keepRevisionBlob(disk.sha256);
       const next = await this.#record(path, record, disk.sha256, disk.bytes.length, "disk");
-      this.#index(path, next, disk);
+      this.#index(path, next, disk, "disk");
       return next;
     } finally {
       stored.release();
@@ -425,7 +456,7 @@ export class Vault {
         await signedWrite(this.#deps.writer, { namespace: KNOWLEDGE, action: "Move", subject: record.id, args: { path: item.path, origin: "disk" } });
         this.#deps.index.remove(this.name, record.path);
         const disk = this.#readDisk(item.path);
-        if (disk !== null) this.#index(item.path, { ...record, path: item.path }, disk);
+        if (disk !== null) this.#index(item.path, { ...record, path: item.path }, disk, "disk");
       });
     }
     for (const record of gone) rest.push({ path: record.path, record });

@@ -17,6 +17,13 @@
  * history   {path, after?, limit?}        → {items: [{seq, revision, action, origin, sha256, size, path, by, at}], next}   (newest first)
  * ```
  *
+ * Live co-editing of a note (knowledge/collab.ts):
+ *
+ * ```
+ * POST /api/collab {vault?, path}   → {id, vault, path, revision, clients, socket}   (socket: the WebSocket to open)
+ * GET  /api/collab/{id}             → the same; with a WebSocket upgrade: the Yjs socket itself
+ * ```
+ *
  * A path is relative to the vault and names a Markdown file (`.md` added when left out); one that
  * could reach outside the vault is `400` (knowledge/note-path.ts). Every change is a `std.knowledge`
  * command signed as the person (knowledge/vault.ts); `history` shows them, changes made in the
@@ -25,6 +32,7 @@
 import type { Hono } from "hono";
 import { HttpProblem, type Problem, problem } from "../../../../shared/problem.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
+import { type CollabServer, collabNote } from "../knowledge/collab.ts";
 import type { Knowledge } from "../knowledge/knowledge.ts";
 import { folderPath, notePath, vaultName } from "../knowledge/note-path.ts";
 import type { Vault } from "../knowledge/vault.ts";
@@ -32,6 +40,8 @@ import { jsonBody } from "../request-body.ts";
 
 export interface KnowledgeRouteDeps {
   readonly knowledge: Knowledge;
+  /** The co-editing sockets: how many devices are on a note. */
+  readonly collab?: Pick<CollabServer, "clients">;
 }
 
 type Args = Readonly<Record<string, unknown>>;
@@ -249,5 +259,27 @@ export function mountKnowledgeRoutes(api: Hono<ApiEnv>, deps: KnowledgeRouteDeps
       throw new HttpProblem(problem(400, "bad-parameters", `${name} takes ${operation.args.join(", ")}; not ${named.join(", ")}`, named.map((k) => ({ pointer: `#/args/${k.replaceAll("~", "~0").replaceAll("/", "~1")}`, detail: "unknown argument" }))));
     }
     return c.json(await operation.run(deps.knowledge.vault(vault.value), args as Args, deps.knowledge));
+  });
+
+  // Co-editing: which socket a note is co-edited on, and who is on it. The socket itself is the
+  // gateway's upgrade (knowledge/collab.ts).
+  const collabView = (id: string, path: string, revision: number, vault: string) => ({ id, vault, path, revision, clients: deps.collab?.clients(id) ?? 0, socket: `/api/collab/${id}` });
+  api.post("/api/collab", async (c) => {
+    sessionOf(c);
+    const body = await jsonBody(c, ["vault", "path"]);
+    const vault = vaultName(body.vault ?? "personal");
+    if (!vault.ok) throw new HttpProblem(problem(400, "bad-parameters", vault.error, [{ pointer: "#/vault", detail: vault.error }]));
+    const checked = notePath(body.path);
+    if (!checked.ok) throw new HttpProblem(problem(400, "bad-parameters", `path: ${checked.error}`, [{ pointer: "#/path", detail: checked.error }]));
+    const record = await deps.knowledge.vault(vault.value).record(checked.value);
+    return c.json(collabView(record.id, record.path, record.revision, vault.value));
+  });
+  api.get("/api/collab/:id", (c) => {
+    sessionOf(c);
+    const id = c.req.param("id");
+    if (collabNote(`/api/collab/${id}`) === null) throw new HttpProblem(problem(400, "bad-parameters", "a note's id as POST /api/collab answers it", [{ pointer: "#/id", detail: "not a note id" }]));
+    const found = deps.knowledge.note(id);
+    if (found === null) throw new HttpProblem(problem(404, "not-found", `no kept note ${id}`));
+    return c.json(collabView(id, found.record.path, found.record.revision, found.vault.name));
   });
 }
