@@ -72,6 +72,24 @@ describe("the assistant on a real node", () => {
     assert.ok(!offered(-1).includes(COMPLETE), "an off tool is never offered");
   });
 
+  it("the model is told of a message's attachments: names, and a small text file's contents", async () => {
+    const upload = async (name: string, type: string, bytes: Buffer) => {
+      const answer = await fetch(`${a.node.url}/api/library?name=${encodeURIComponent(name)}`, { method: "POST", headers: { cookie: a.cookie, origin: a.api.origin, "content-type": type }, body: bytes });
+      assert.equal(answer.status, 201);
+      return ((await answer.json()) as { id: string }).id;
+    };
+    const notes = await upload("shopping.md", "text/markdown", Buffer.from("- oat milk\n- bread\n"));
+    const photo = await upload("photo.jpg", "image/jpeg", Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]));
+    a.model.reply({ text: ["Got them."] });
+    const sent = await a.call("POST", "/api/messages", { text: "Here are my files", attachments: [notes, photo] });
+    assert.equal(sent.status, 202, JSON.stringify(sent.body));
+    await a.events.status(sent.body.turn as string, "done");
+    const content = String(a.model.requests.filter((r) => r.path === "/v1/chat/completions").at(-1)?.body.messages.at(-1).content);
+    assert.match(content, /^Here are my files\n\nAttached file "shopping\.md" \(text\/markdown, 19 bytes/);
+    assert.ok(content.includes("- oat milk\n- bread"), content);
+    assert.match(content, /Attached file "photo\.jpg" \(image\/jpeg, 7 bytes, library id file-[^)]+\)\.$/);
+  });
+
   it("a call to an ask action waits for approval; approving signs it as the person, with a receipt, and the turn goes on", async () => {
     a.model.reply({ toolCalls: [{ id: "call_1", name: CREATE, arguments: JSON.stringify({ title: "Buy oat milk" }) }] }, { text: ["Added it."] });
     const turn = await say("Remind me to buy oat milk");

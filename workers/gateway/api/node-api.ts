@@ -40,6 +40,7 @@ import { machineTimeZone } from "./time-zone.ts";
 import { BlobStore } from "./library/blob-store.ts";
 import { BlobSweeper } from "./library/blob-sweeper.ts";
 import { LIBRARY } from "./library/library-records.ts";
+import { attachmentsText } from "./library/attachment-text.ts";
 import { Knowledge } from "./knowledge/knowledge.ts";
 import { CollabServer } from "./knowledge/collab.ts";
 
@@ -188,6 +189,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     writer,
     settings,
     shapes,
+    attachments: (ids) => attachmentsText(reader, blobs, ids),
     connections,
     now,
     timeZone: () => account.settings()?.timeZone ?? machineTimeZone(),

@@ -39,6 +39,8 @@ export interface TurnContextDeps {
   readonly timeZone: () => string;
   /** How turns of each origin other than a person's message differ (by the turn's `origin`). */
   readonly shapes?: ReadonlyMap<string, TurnShape>;
+  /** What the model is told of a message's attached library files (their names, small texts' contents). */
+  readonly attachments?: (ids: readonly string[]) => string;
 }
 
 /**
@@ -104,7 +106,7 @@ export function loadTurn(deps: TurnContextDeps, id: string): TurnLoad | null {
     system: shape?.system?.(system, turn) ?? system,
     memory: memory ? memoryText(deps.reader) : "",
     memoryTools: catalogue.filter((t) => t.namespace === MEMORY_NAMESPACE && offered.has(t.callName)).map((t) => t.callName),
-    messages: shape?.messages?.(turn) ?? history(deps.reader, turn.conversation, turn.message),
+    messages: shape?.messages?.(turn) ?? history(deps, turn.conversation, turn.message),
     // Asking the person is offered in every turn that has tools (it changes nothing, so no setting turns it off).
     tools: shape?.tools === false ? [] : [...offeredTools(catalogue), ASK_TOOL_SPEC],
     steps: stepsOf(deps.reader, id),
@@ -143,7 +145,8 @@ function memoryText(reader: PersonReader): string {
  * was opened from up to and including that message (branches.ts historySegments) — newest kept
  * first when it must be cut, oldest first in the answer.
  */
-function history(reader: PersonReader, conversation: string, message: string): ChatMessage[] {
+function history(deps: Pick<TurnContextDeps, "reader" | "attachments">, conversation: string, message: string): ChatMessage[] {
+  const { reader } = deps;
   const kept: ChatMessage[] = [];
   let chars = 0;
   for (const segment of historySegments(reader, conversation, message)) {
@@ -152,9 +155,11 @@ function history(reader: PersonReader, conversation: string, message: string): C
     for (const row of rows) {
       const m = messageView(String(row.id), row);
       if (m.text === "" || (segment.exact && m.id > segment.upTo)) continue;
-      chars += m.text.length;
+      const attached = m.role === "person" && m.attachments.length > 0 ? (deps.attachments?.(m.attachments) ?? "") : "";
+      const content = attached === "" ? m.text : `${m.text}\n\n${attached}`;
+      chars += content.length;
       if ((chars > HISTORY_CHARS && kept.length > 0) || kept.length >= HISTORY_MESSAGES) return kept.reverse();
-      kept.push(m.role === "person" ? { role: "user", content: m.text } : { role: "assistant", content: m.text, toolCalls: [] });
+      kept.push(m.role === "person" ? { role: "user", content } : { role: "assistant", content: m.text, toolCalls: [] });
     }
   }
   return kept.reverse();
