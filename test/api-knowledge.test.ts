@@ -249,6 +249,29 @@ describe("knowledge vaults", () => {
     );
   });
 
+  it("answers arbitrary operations and arguments with a problem or a result, never a failure, and writes only inside the vault", async () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const bits = ["..", "/", "\\", ".", "\u0000", "a", "Note", "%2e%2e", "~", " ", "日本", "#", "[[x]]", ".md", "con", "\n"];
+    const text = () => Array.from({ length: rand(6) }, () => bits[rand(bits.length)]).join("");
+    const values = () => [text(), rand(5) - 1, null, true, [], {}, "x".repeat(rand(3) * 700), { path: text() }][rand(8)];
+    const operations = ["list", "read", "write", "append", "move", "delete", "search", "links", "backlinks", "tags", "history", "", "LIST", "__proto__", "constructor"];
+    const fields = ["path", "to", "text", "revision", "q", "limit", "after", "folder", "tag", "x"];
+    const before = readdirSync(node.dataDir).sort();
+    for (let i = 0; i < 300; i++) {
+      const args: Record<string, unknown> = {};
+      for (let f = rand(4); f > 0; f--) args[fields[rand(fields.length)] as string] = values();
+      const answer = await k(operations[rand(operations.length)] as string, args, rand(6) === 0 ? text() : undefined);
+      assert.ok([200, 400, 404, 409, 413].includes(answer.status), `${answer.status}: ${JSON.stringify(answer.body)}`);
+      if (answer.status !== 200) assert.equal(typeof answer.body.code, "string");
+    }
+    assert.deepEqual(readdirSync(node.dataDir).sort(), before);
+    assert.equal((await k("list")).status, 200);
+  });
+
   it("refuses paths that leave the vault, and bad bodies, writing nothing", async () => {
     const before = readdirSync(node.dataDir).sort();
     const paths = ["../escape", "../../etc/passwd", "/etc/passwd", "a/../../b", "a/./b", "nul\u0000byte", "back\\slash", ".hidden", "a/.git/config", "a//b", `${"x".repeat(300)}`, `${"d/".repeat(600)}x`, "", 42, null];

@@ -148,6 +148,8 @@ export class Vault {
       this.#rescan = setInterval(() => this.#scheduleFull(), every);
       this.#rescan.unref();
     });
+    // A start that failed (the folder could not be made, the records not read) is tried again by the next call.
+    this.#started.catch(() => (this.#started = null));
     return this.#started;
   }
 
