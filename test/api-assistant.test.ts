@@ -74,7 +74,7 @@ describe("the assistant on a real node", () => {
 
   it("the model is told of a message's attachments: names, and a small text file's contents", async () => {
     const upload = async (name: string, type: string, bytes: Buffer) => {
-      const answer = await fetch(`${a.node.url}/api/library?name=${encodeURIComponent(name)}`, { method: "POST", headers: { cookie: a.cookie, origin: a.api.origin, "content-type": type }, body: bytes });
+      const answer = await fetch(`${a.node.url}/api/library?name=${encodeURIComponent(name)}`, { method: "POST", headers: { cookie: a.cookie, origin: a.api.origin, "content-type": type }, body: new Uint8Array(bytes) });
       assert.equal(answer.status, 201);
       return ((await answer.json()) as { id: string }).id;
     };
