@@ -247,6 +247,8 @@ const BUILT = new Set([
   "GET /api/suggestions",
   "GET /api/settings/openaiRouting",
   "PUT /api/settings/openaiRouting",
+  "POST /api/calc",
+  "GET /api/manual/assets/diagram.png",
 ]);
 
 const key = ([method, path]: readonly [string, string]) => `${method} ${path}`;
@@ -323,6 +325,12 @@ describe("the /api gate of charter node", () => {
     }
     // The built ones answer for themselves (their own refusals, at worst); signing out is for (e).
     for (const route of SPEC_ROUTES.filter((r) => BUILT.has(key(r)) && key(r) !== "POST /api/account/signout")) {
+      if (key(route) === "GET /api/manual/assets/diagram.png") {
+        // An image, not JSON: that it is served is what counts here.
+        const image = await fetch(`${api.url}${route[1]}`, { headers: { cookie: session } });
+        assert.equal(image.status, 200, key(route));
+        continue;
+      }
       const answer = await api.call(route[0], route[1], { cookie: session });
       assert.ok(answer.status !== 404 || answer.body.code === "not-found", key(route));
       assert.notEqual(answer.status, 401, key(route));

@@ -53,6 +53,8 @@ import { routeChoices } from "./assistant-host/model-route.ts";
 import type { Autonomy } from "./assistant-host/autonomy.ts";
 import { mountAutonomyRoutes } from "./routes/autonomy.ts";
 import { mountSuggestionRoutes } from "./routes/suggestions.ts";
+import { mountCalcRoutes } from "./routes/calc.ts";
+import { mountManualAssetRoutes } from "./routes/manual-assets.ts";
 import { machineTimeZone } from "./time-zone.ts";
 
 /** What the `/api` app needs beyond the account routes' surroundings. */
@@ -92,6 +94,8 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   api.use("*", apiGate({ origin: options.origin, session: (token) => options.account.session(token) }));
   // A library upload streams to disk under its own limit (routes/library.ts), never read whole.
   api.use("*", apiBodyLimit(options.bodyLimit, (c) => c.req.method === "POST" && c.req.path === "/api/library"));
+  // Ahead of every route: it refuses a traversal whose normalised path another route would answer.
+  mountManualAssetRoutes(api);
   mountAccountRoutes(api, options);
   mountAccountAdminRoutes(api, options);
   mountPairRoutes(api, options);
@@ -109,6 +113,7 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   mountRulesRoutes(api, options);
   mountPersonaRoutes(api, options);
   mountToolSettingsRoutes(api, options);
+  mountCalcRoutes(api, { ...options, timeZone: () => options.account.settings()?.timeZone ?? machineTimeZone() });
   if (options.blobs !== undefined) mountLibraryRoutes(api, { ...options, blobs: options.blobs, uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT });
   if (options.knowledge !== undefined) mountKnowledgeRoutes(api, { knowledge: options.knowledge, ...(options.collab === undefined ? {} : { collab: options.collab }) });
   if (options.settings !== undefined && options.connections !== undefined) {

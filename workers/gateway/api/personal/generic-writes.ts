@@ -10,6 +10,8 @@
  *   `POST /api/asks/{id}/answer`, which checks the choices against the options and resumes the turn;
  * - a note of a knowledge vault (`std.knowledge`) is a file in the vault's folder as well as a
  *   record: it changes at `POST /api/knowledge`, which writes both;
+ * - the currency rates calculation uses (`std.rates`) are set at `PUT /api/calc/rates`, which
+ *   keeps them in one base;
  * - `std.persona`'s `SetSensitiveInstructions` needs a step-up, as at `PUT /api/persona`.
  *
  * A preview writes nothing and is not guarded.
@@ -26,6 +28,7 @@ const DEDICATED: ReadonlyMap<string, { readonly actions: ReadonlySet<string>; re
   ["std.approvals", { actions: new Set(["Approve", "Deny", "CarriedOut"]), route: "POST /api/approvals/{id}" }],
   ["std.conversation", { actions: new Set(["Answer"]), route: "POST /api/asks/{id}/answer" }],
   ["std.knowledge", { actions: new Set(["Create", "Write", "Move", "Delete"]), route: "POST /api/knowledge" }],
+  ["std.rates", { actions: new Set(["Set", "Remove"]), route: "PUT /api/calc/rates" }],
 ]);
 
 /** Actions that need a step-up wherever they are signed, by namespace. */
