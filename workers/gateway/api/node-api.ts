@@ -251,6 +251,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
       autonomyScheduler.close();
       sweeper.close();
       knowledge.close();
+      void blobs.close();
       turns.close();
       library.close();
       db.close();

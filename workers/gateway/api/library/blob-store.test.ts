@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
@@ -36,6 +36,22 @@ describe("BlobStore", () => {
     assert.deepEqual(readdirSync(join(dir, first.sha256.slice(0, 2))), [first.sha256]);
     assert.deepEqual(readdirSync(join(dir, "tmp")), [], "nothing left half written");
     assert.equal(blobs.usedBytes(), bytes.length);
+  });
+
+  it("streams a large upload through its slots and the hashing thread, and leaves the caller's chunks whole", async () => {
+    const { blobs, dir } = store();
+    const bytes = randomBytes(5 * 1024 * 1024 + 3);
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => Buffer.from(bytes.subarray(i * 65536, (i + 1) * 65536)));
+    const stored = await blobs.put(Readable.from(chunks), { maxBytes: bytes.length, declared: bytes.length });
+    stored.release();
+    assert.equal(stored.sha256, sha(bytes));
+    assert.ok(readFileSync(blobs.path(stored.sha256)).equals(bytes));
+    assert.ok(Buffer.concat(chunks).equals(bytes), "not asked to free them: left whole");
+    const again = await blobs.put(Readable.from(chunks), { maxBytes: bytes.length, declared: null });
+    again.release();
+    assert.deepEqual([again.sha256, again.created], [stored.sha256, false]);
+    assert.deepEqual(readdirSync(join(dir, "tmp")), []);
+    await blobs.close();
   });
 
   it("refuses a body over the limit or longer or shorter than declared, and keeps nothing of it", async () => {

@@ -1,6 +1,14 @@
+import { getRequestListener } from "@hono/node-server";
+import { Hono } from "hono";
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
-import { contentDisposition, inlineAllowed, rangeOf } from "./send-blob.ts";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { contentDisposition, inlineAllowed, rangeOf, sendBlob } from "./send-blob.ts";
 import { contentType, fileName, fileTags } from "./file-input.ts";
 
 describe("byte ranges", () => {
@@ -46,5 +54,79 @@ describe("file names, tags and types", () => {
     assert.equal(contentType("image/png"), "image/png");
     assert.equal(contentType("nonsense"), "application/octet-stream");
     assert.equal(contentType("text/html\r\nX-Evil: 1"), "application/octet-stream");
+  });
+});
+
+describe("sending a blob over a socket", () => {
+  // Over several read buffers and not a whole number of them.
+  const bytes = randomBytes(3 * 256 * 1024 + 12_345);
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const dir = mkdtempSync(join(tmpdir(), "charter-send-blob-"));
+  const path = join(dir, sha256);
+  writeFileSync(path, bytes);
+  // Larger than what the socket buffers hold, so a client that stops reading stops the sending.
+  const large = join(dir, "large");
+  writeFileSync(large, Buffer.alloc(64 * 1024 * 1024, 1));
+  let done = 0;
+  const app = new Hono();
+  app.get("/blob", (c) => sendBlob(c, { path, size: bytes.length, sha256, type: "application/octet-stream", name: "b.bin", download: false, immutable: true, done: () => (done += 1) }));
+  app.get("/large", (c) => sendBlob(c, { path: large, size: 64 * 1024 * 1024, sha256, type: "application/octet-stream", name: null, download: false, immutable: true, done: () => (done += 1) }));
+  const server = createServer(getRequestListener(app.fetch));
+  let url = "";
+  before(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/blob`;
+  });
+  after(() => {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const get = (headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; body: Buffer; headers: Record<string, unknown> }>((resolve, reject) => {
+      request(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: res.headers }));
+      })
+        .on("error", reject)
+        .end();
+    });
+
+  it("sends the whole file, and any range, byte for byte, and says when it is done", async () => {
+    const before = done;
+    const whole = await get();
+    assert.equal(whole.status, 200);
+    assert.equal(whole.headers["content-length"], String(bytes.length));
+    assert.ok(whole.body.equals(bytes));
+    const start = 256 * 1024 - 7;
+    const end = 2 * 256 * 1024 + 3;
+    const part = await get({ range: `bytes=${start}-${end}` });
+    assert.equal(part.status, 206);
+    assert.ok(part.body.equals(bytes.subarray(start, end + 1)));
+    assert.equal((await get({ range: "bytes=-1" })).body[0], bytes[bytes.length - 1]);
+    assert.equal((await get({ "if-none-match": `"${sha256}"` })).status, 304);
+    assert.equal(done - before, 4, "once per answer");
+  });
+
+  it("a client that goes away mid-file ends the sending, and it is still done once", async () => {
+    const before = done;
+    await new Promise<void>((resolve, reject) => {
+      const req = request(url.replace("/blob", "/large"), (res) => {
+        res.once("data", () => {
+          res.pause();
+          setTimeout(() => {
+            assert.equal(done, before, "still sending while the client does not read");
+            req.destroy();
+            resolve();
+          }, 100);
+        });
+      });
+      req.on("error", (e: NodeJS.ErrnoException) => (e.code === "ECONNRESET" ? undefined : reject(e)));
+      req.end();
+    });
+    for (let i = 0; i < 100 && done === before; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(done - before, 1);
+    assert.equal((await get()).body.length, bytes.length, "the server still answers");
   });
 });

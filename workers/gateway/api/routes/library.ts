@@ -82,7 +82,8 @@ export function mountLibraryRoutes(api: Hono<ApiEnv>, deps: LibraryRouteDeps): v
     source.on("data", onData);
     let stored;
     try {
-      stored = await blobs.put(source, { maxBytes: deps.uploadLimit, declared, signal: idle.signal });
+      // A request's chunks are copies its parser made for this reader alone: freed once stored.
+      stored = await blobs.put(source, { maxBytes: deps.uploadLimit, declared, signal: idle.signal, releaseChunks: incoming !== undefined });
     } catch (error) {
       if (error instanceof BlobRefused) return refuseUpload(c, problem(error.status, error.code, error.message));
       if (error instanceof BlobCut || idle.signal.aborted) return refuseUpload(c, problem(400, "malformed-body", idle.signal.aborted ? "the upload paused too long: nothing was stored" : "the upload ended before the file did: nothing was stored"));
