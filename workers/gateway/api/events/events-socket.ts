@@ -171,18 +171,9 @@ export class EventSockets {
 
   #admit(req: IncomingMessage): { problem: Problem; headers?: Record<string, string> } | { session: SessionRecord; token: string | null; query: URLSearchParams } {
     if (this.#closed) return { problem: problem(503, "unavailable", "the node is stopping; try again") };
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== this.#options.origin) {
-      return { problem: problem(403, "bad-origin", `the event stream is served to pages of ${this.#options.origin} only (their Origin header)`) };
-    }
-    const token = sessionTokenFrom(req.headers.cookie);
-    const session = this.#lookUp(token);
-    if (session === null) {
-      // A cookie that no longer opens a session is taken away, as the `/api` gate does.
-      const headers = token === null ? undefined : { "set-cookie": clearSessionCookie(this.#options.origin) };
-      return { problem: problem(401, "unauthenticated", "sign in first: this needs a session"), ...(headers === undefined ? {} : { headers }) };
-    }
-    if (session.scope === "recovery") return { problem: problem(403, "limited-session", "a recovery sign-in may only add a passkey: add one, then sign in with it") };
+    const admitted = admitUpgrade(req, { origin: this.#options.origin, what: "the event stream", session: (token) => this.#lookUp(token) });
+    if ("problem" in admitted) return admitted;
+    const { session, token } = admitted;
     const query = queryOf(req.url);
     for (const source of this.#options.sources) {
       const p = source.check(query);
@@ -354,6 +345,28 @@ class Client implements EventClient {
     this.#onClose.clear();
     for (const listener of listeners) listener();
   }
+}
+
+/**
+ * Who may open an `/api` WebSocket (events, co-editing), checked before the upgrade as the `/api`
+ * gate checks a request: an `Origin` other than the node's is `403 bad-origin` (first; a client
+ * that sends none is not a browser page), no live session `401` (a cookie that no longer opens one
+ * is taken away), a recovery sign-in `403 limited-session`.
+ */
+export function admitUpgrade(
+  req: IncomingMessage,
+  options: { readonly origin: string; readonly what: string; readonly session: (token: string | null) => SessionRecord | null },
+): { problem: Problem; headers?: Record<string, string> } | { session: SessionRecord; token: string | null } {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== options.origin) return { problem: problem(403, "bad-origin", `${options.what} is served to pages of ${options.origin} only (their Origin header)`) };
+  const token = sessionTokenFrom(req.headers.cookie);
+  const session = options.session(token);
+  if (session === null) {
+    const headers = token === null ? undefined : { "set-cookie": clearSessionCookie(options.origin) };
+    return { problem: problem(401, "unauthenticated", "sign in first: this needs a session"), ...(headers === undefined ? {} : { headers }) };
+  }
+  if (session.scope === "recovery") return { problem: problem(403, "limited-session", "a recovery sign-in may only add a passkey: add one, then sign in with it") };
+  return { session, token };
 }
 
 /** Whether `req` asks for a WebSocket (the server's `shouldUpgradeCallback`: other upgrades stay plain requests). */

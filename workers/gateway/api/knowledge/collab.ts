@@ -28,8 +28,7 @@ import * as Y from "yjs";
 import type { Logger } from "../../../../shared/log.ts";
 import { HttpProblem, type Problem, problem } from "../../../../shared/problem.ts";
 import type { SessionRecord } from "../account/account-store.ts";
-import { clearSessionCookie, sessionTokenFrom } from "../account/sessions.ts";
-import { refuseUpgrade } from "../events/events-socket.ts";
+import { admitUpgrade, refuseUpgrade } from "../events/events-socket.ts";
 import type { Knowledge } from "./knowledge.ts";
 import { MAX_NOTE_BYTES, type NoteChanged, type Vault } from "./vault.ts";
 
@@ -111,15 +110,9 @@ export class CollabServer {
 
   #admit(req: IncomingMessage): { problem: Problem; headers?: Record<string, string> } | { note: string; vault: Vault; session: SessionRecord } {
     if (this.#closed) return { problem: problem(503, "unavailable", "the node is stopping; try again") };
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== this.#options.origin) return { problem: problem(403, "bad-origin", `co-editing is served to pages of ${this.#options.origin} only (their Origin header)`) };
-    const token = sessionTokenFrom(req.headers.cookie);
-    const session = this.#options.session(token);
-    if (session === null) {
-      const headers = token === null ? undefined : { "set-cookie": clearSessionCookie(this.#options.origin) };
-      return { problem: problem(401, "unauthenticated", "sign in first: this needs a session"), ...(headers === undefined ? {} : { headers }) };
-    }
-    if (session.scope === "recovery") return { problem: problem(403, "limited-session", "a recovery sign-in may only add a passkey: add one, then sign in with it") };
+    const admitted = admitUpgrade(req, { origin: this.#options.origin, what: "co-editing", session: this.#options.session });
+    if ("problem" in admitted) return admitted;
+    const { session } = admitted;
     const note = collabNote(req.url);
     if (note === null) return { problem: problem(400, "bad-parameters", "co-edit a note at /api/collab/{id}, its id as POST /api/collab answers it") };
     let found;

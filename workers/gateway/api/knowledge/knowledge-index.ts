@@ -133,6 +133,7 @@ export class KnowledgeIndex {
   readonly #bySuffix: StatementSync;
   readonly #refInsert: StatementSync;
   readonly #refHas: StatementSync;
+  readonly #statements = new Map<string, StatementSync>();
 
   constructor(path: string) {
     this.#db = openDatabase(path, { synchronous: "NORMAL" });
@@ -161,14 +162,24 @@ export class KnowledgeIndex {
     this.#refHas = this.#db.prepare("SELECT 1 AS one FROM revision_blobs WHERE sha256 = ?");
   }
 
-  /** Whether the index was made just now (the revisions' digests are to be filled in from history). */
+  /** A statement on the index, compiled once. */
+  #sql(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** A value the index keeps about itself (null: not set). */
   meta(name: string): string | null {
-    const row = this.#db.prepare("SELECT value FROM meta WHERE name = ?").get(name) as { value: string } | undefined;
+    const row = this.#sql("SELECT value FROM meta WHERE name = ?").get(name) as { value: string } | undefined;
     return row?.value ?? null;
   }
 
   setMeta(name: string, value: string): void {
-    this.#db.prepare("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value").run(name, value);
+    this.#sql("INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value").run(name, value);
   }
 
   get(vault: string, path: string): IndexedNote | null {
@@ -184,13 +195,13 @@ export class KnowledgeIndex {
 
   /** The indexed notes of `vault` whose text has digest `sha256` (at most 20). */
   withText(vault: string, sha256: string): IndexedNote[] {
-    const rows = this.#db.prepare(`SELECT ${COLUMNS} FROM notes WHERE vault = ? AND sha256 = ? LIMIT 20`).all(vault, sha256) as unknown as NoteRow[];
+    const rows = this.#sql(`SELECT ${COLUMNS} FROM notes WHERE vault = ? AND sha256 = ? LIMIT 20`).all(vault, sha256) as unknown as NoteRow[];
     return rows.map(noteOf);
   }
 
   /** Every indexed note of `vault`, by path (for a scan: what changed, what is gone). */
   all(vault: string): Map<string, IndexedNote> {
-    const rows = this.#db.prepare(`SELECT ${COLUMNS} FROM notes WHERE vault = ?`).all(vault) as unknown as NoteRow[];
+    const rows = this.#sql(`SELECT ${COLUMNS} FROM notes WHERE vault = ?`).all(vault) as unknown as NoteRow[];
     return new Map(rows.map((row) => [row.path, noteOf(row)]));
   }
 
@@ -246,8 +257,7 @@ export class KnowledgeIndex {
   /** A page of `vault`'s notes in path order, under folder `folder` (`""`: all). */
   list(vault: string, folder: string, after: string, limit: number): IndexedNote[] {
     const prefix = folder === "" ? "" : `${folder}/`;
-    const rows = this.#db
-      .prepare(`SELECT ${COLUMNS} FROM notes WHERE vault = ? AND path > ? AND substr(path, 1, ?) = ? ORDER BY path LIMIT ?`)
+    const rows = this.#sql(`SELECT ${COLUMNS} FROM notes WHERE vault = ? AND path > ? AND substr(path, 1, ?) = ? ORDER BY path LIMIT ?`)
       .all(vault, after, prefix.length, prefix, limit) as unknown as NoteRow[];
     return rows.map(noteOf);
   }
@@ -274,7 +284,7 @@ export class KnowledgeIndex {
   links(vault: string, path: string): ResolvedLink[] {
     const note = this.get(vault, path);
     if (note === null) return [];
-    const rows = this.#db.prepare("SELECT kind, target FROM links WHERE src = ? ORDER BY kind, target").all(note.id) as { kind: "wiki" | "md"; target: string }[];
+    const rows = this.#sql("SELECT kind, target FROM links WHERE src = ? ORDER BY kind, target").all(note.id) as { kind: "wiki" | "md"; target: string }[];
     return rows.map((row) => ({ kind: row.kind, target: row.target, path: row.kind === "md" ? (this.get(vault, row.target)?.path ?? null) : this.resolveWiki(vault, row.target) }));
   }
 
@@ -284,8 +294,7 @@ export class KnowledgeIndex {
     const segments = path.slice(0, -3).toLowerCase().split("/");
     const keys = segments.map((_, i) => segments.slice(i).join("/"));
     const placeholders = keys.map(() => "?").join(", ");
-    const rows = this.#db
-      .prepare(
+    const rows = this.#sql(
         `SELECT DISTINCT n.path AS path, l.kind AS kind, l.target AS target FROM links l JOIN notes n ON n.id = l.src ` +
           `WHERE n.vault = ? AND ((l.kind = 'md' AND l.target = ?) OR (l.kind = 'wiki' AND l.target IN (${placeholders}))) ORDER BY n.path LIMIT ?`,
       )
@@ -305,16 +314,14 @@ export class KnowledgeIndex {
 
   /** `vault`'s tags with how many notes have each, most used first. */
   tags(vault: string, limit: number): { tag: string; count: number }[] {
-    const rows = this.#db
-      .prepare("SELECT t.tag AS tag, count(*) AS count FROM tags t JOIN notes n ON n.id = t.note WHERE n.vault = ? GROUP BY t.tag ORDER BY count DESC, t.tag LIMIT ?")
+    const rows = this.#sql("SELECT t.tag AS tag, count(*) AS count FROM tags t JOIN notes n ON n.id = t.note WHERE n.vault = ? GROUP BY t.tag ORDER BY count DESC, t.tag LIMIT ?")
       .all(vault, limit) as { tag: string; count: number }[];
     return rows.map((row) => ({ tag: row.tag, count: Number(row.count) }));
   }
 
   /** The notes of `vault` tagged `tag`, in path order after `after`. */
   tagged(vault: string, tag: string, after: string, limit: number): IndexedNote[] {
-    const rows = this.#db
-      .prepare(`SELECT ${COLUMNS.split(", ").map((c) => `n.${c}`).join(", ")} FROM tags t JOIN notes n ON n.id = t.note WHERE t.tag = ? AND n.vault = ? AND n.path > ? ORDER BY n.path LIMIT ?`)
+    const rows = this.#sql(`SELECT ${COLUMNS.split(", ").map((c) => `n.${c}`).join(", ")} FROM tags t JOIN notes n ON n.id = t.note WHERE t.tag = ? AND n.vault = ? AND n.path > ? ORDER BY n.path LIMIT ?`)
       .all(tag.toLowerCase(), vault, after, limit) as unknown as NoteRow[];
     return rows.map(noteOf);
   }

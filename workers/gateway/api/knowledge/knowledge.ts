@@ -87,26 +87,15 @@ export class Knowledge {
 
   /** Note `id`'s changes, newest first, before seq `before` (0: from the newest). */
   history(id: string, before: number, limit: number): { items: NoteChange[]; next: number | null } {
-    const tenant = this.#deps.reader.personalTenant();
     const rows = this.#deps.store
       .prepare(
         "SELECT seq, action, signer, args, committed_at FROM history WHERE tenant = ? AND namespace = ? AND aggregate = ? AND subject = ? AND outcome = 'accepted' AND (? = 0 OR seq < ?) ORDER BY seq DESC LIMIT ?",
       )
-      .all(tenant, KNOWLEDGE, NOTE, id, before, before, limit + 1) as { seq: bigint; action: string; signer: string; args: string; committed_at: bigint }[];
-    // The revision after each change: Create is 1, Write is its base + 1, the others keep the one before.
-    const all = this.#deps.store
-      .prepare("SELECT seq, action, args FROM history WHERE tenant = ? AND namespace = ? AND aggregate = ? AND subject = ? AND outcome = 'accepted' AND action IN ('Create', 'Write') ORDER BY seq")
-      .all(tenant, KNOWLEDGE, NOTE, id) as { seq: bigint; action: string; args: string }[];
-    const revisionAt = (seq: number) => {
-      let revision = 0;
-      for (const row of all) {
-        if (Number(row.seq) > seq) break;
-        revision = row.action === "Create" ? 1 : Number((JSON.parse(row.args) as { base?: number }).base ?? 0) + 1;
-      }
-      return revision;
-    };
-    const page = rows.slice(0, limit);
-    const items = page.map((row) => {
+      .all(this.#deps.reader.personalTenant(), KNOWLEDGE, NOTE, id, before, before, limit + 1) as { seq: bigint; action: string; signer: string; args: string; committed_at: bigint }[];
+    // A move or a delete leaves the note at the revision of the text change before it.
+    const revisions = this.#revisions(id);
+    const revisionAt = (seq: number) => revisions.findLast((r) => r.seq <= seq)?.revision ?? 0;
+    const items = rows.slice(0, limit).map((row) => {
       const args = JSON.parse(row.args) as { sha256?: string; size?: number; path?: string; origin?: string };
       return {
         seq: Number(row.seq),
@@ -125,16 +114,18 @@ export class Knowledge {
 
   /** The blob of note `id`'s revision `revision`, or null. */
   revisionSha(id: string, revision: number): string | null {
-    const tenant = this.#deps.reader.personalTenant();
+    return this.#revisions(id).find((r) => r.revision === revision)?.sha256 ?? null;
+  }
+
+  /** Note `id`'s text changes in order, each with the revision it made (Create: 1, Write: its base + 1) and its blob. */
+  #revisions(id: string): { seq: number; revision: number; sha256: string | null }[] {
     const rows = this.#deps.store
-      .prepare("SELECT action, args FROM history WHERE tenant = ? AND namespace = ? AND aggregate = ? AND subject = ? AND outcome = 'accepted' AND action IN ('Create', 'Write') ORDER BY seq")
-      .all(tenant, KNOWLEDGE, NOTE, id) as { action: string; args: string }[];
-    for (const row of rows) {
+      .prepare("SELECT seq, action, args FROM history WHERE tenant = ? AND namespace = ? AND aggregate = ? AND subject = ? AND outcome = 'accepted' AND action IN ('Create', 'Write') ORDER BY seq")
+      .all(this.#deps.reader.personalTenant(), KNOWLEDGE, NOTE, id) as { seq: bigint; action: string; args: string }[];
+    return rows.map((row) => {
       const args = JSON.parse(row.args) as { sha256?: string; base?: number };
-      const at = row.action === "Create" ? 1 : Number(args.base ?? 0) + 1;
-      if (at === revision) return args.sha256 ?? null;
-    }
-    return null;
+      return { seq: Number(row.seq), revision: row.action === "Create" ? 1 : Number(args.base ?? 0) + 1, sha256: args.sha256 ?? null };
+    });
   }
 
   /** A new index learns every revision's digest from history once (before that, the sweep keeps every blob). */

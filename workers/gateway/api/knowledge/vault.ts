@@ -16,14 +16,10 @@
  * move. A crash between any two steps is put right by the next look at the file, since the file
  * on disk is what the person sees: a record behind it is brought up to it.
  *
- * Only regular files are notes: symbolic links, hidden files and folders, files that are not
- * `.md`, names that are not note paths and files over MAX_NOTE_BYTES are left alone, and nothing
- * is written outside the vault's folder (every folder written into is checked, by its real path,
- * to be inside it).
+ * What is a note's file, and how one is read and written, is vault-folder.ts.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, fsyncSync, type FSWatcher, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, watch, writeSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { type FSWatcher, readFileSync, watch } from "node:fs";
+import { sep } from "node:path";
 import { Readable } from "node:stream";
 import PQueue from "p-queue";
 import type { Logger } from "../../../../shared/log.ts";
@@ -34,15 +30,13 @@ import type { PersonWriter } from "../personal/person-writer.ts";
 import { timeOrderedId } from "../personal/record-id.ts";
 import { signedWrite } from "../personal/signed-write.ts";
 import type { KnowledgeIndex } from "./knowledge-index.ts";
-import { folderOf, notePath } from "./note-path.ts";
+import { notePath } from "./note-path.ts";
+import { MAX_NOTE_BYTES, sha256Of, VaultFolder } from "./vault-folder.ts";
+
+export { MAX_NOTE_BYTES };
 
 export const KNOWLEDGE = "std.knowledge";
 export const NOTE = "Note";
-/** The largest note kept: a file larger is not a note (nor indexed). */
-export const MAX_NOTE_BYTES = 4 * 1024 * 1024;
-/** The most files a scan looks at, and the deepest folder. */
-const MAX_SCAN_FILES = 200_000;
-const MAX_DEPTH = 32;
 /** How long the watcher gathers changes before they are taken in. */
 const SETTLE_MS = 150;
 
@@ -57,13 +51,6 @@ export interface NoteRecord {
   readonly sha256: string;
   readonly size: number;
   readonly updatedAt: number;
-}
-
-/** A note's file as read. */
-interface DiskNote {
-  readonly bytes: Buffer;
-  readonly sha256: string;
-  readonly mtimeMs: number;
 }
 
 export interface VaultDeps {
@@ -99,7 +86,6 @@ export interface NoteText {
   readonly updatedAt: string | null;
 }
 
-const sha256Of = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 const notFound = (path: string) => new HttpProblem(problem(404, "not-found", `no note at ${JSON.stringify(path)}`, [{ pointer: "#/args/path", detail: "no such note" }]));
 
 /** `409 stale-revision`: what a write names is not the note's revision now. */
@@ -118,7 +104,7 @@ export class Vault {
   readonly name: string;
   readonly #deps: VaultDeps;
   readonly #queue = new PQueue({ concurrency: 1 });
-  #root = "";
+  readonly #disk: VaultFolder;
   #watcher: FSWatcher | null = null;
   #pending = new Set<string>();
   #fullPending = false;
@@ -133,15 +119,13 @@ export class Vault {
   constructor(deps: VaultDeps) {
     this.#deps = deps;
     this.name = deps.name;
+    this.#disk = new VaultFolder(deps.dir, (path, why) => this.#skip(path, why));
   }
 
   /** The folder, made if missing, scanned whole once, then watched. */
   start(): Promise<void> {
     this.#started ??= this.#queue.add(async () => {
-      mkdirSync(join(this.#deps.dir, ".charter", "tmp"), { recursive: true, mode: 0o700 });
-      this.#root = realpathSync(this.#deps.dir);
-      rmSync(join(this.#root, ".charter", "tmp"), { recursive: true, force: true });
-      mkdirSync(join(this.#root, ".charter", "tmp"), { recursive: true, mode: 0o700 });
+      this.#disk.open();
       await this.#scan(true);
       this.#watch();
       const every = this.#deps.rescanMs ?? 5 * 60_000;
@@ -166,7 +150,7 @@ export class Vault {
 
   /** The folder's real path. */
   get root(): string {
-    return this.#root;
+    return this.#disk.root;
   }
 
   // ---- what the routes ask -------------------------------------------------------------
@@ -176,7 +160,7 @@ export class Vault {
     return this.run(async () => {
       const record = await this.#takeInOne(path);
       if (record === null) throw notFound(path);
-      const disk = this.#readDisk(path);
+      const disk = this.#disk.read(path);
       if (disk === null) throw notFound(path);
       return { path, text: disk.bytes.toString("utf8"), revision: record.revision, sha256: record.sha256, updatedAt: new Date(record.updatedAt).toISOString() };
     });
@@ -207,7 +191,7 @@ export class Vault {
   async append(path: string, text: string, origin: NoteOrigin): Promise<NoteRecord> {
     return this.run(async () => {
       const record = await this.#takeInOne(path);
-      const current = record === null ? "" : (this.#readDisk(path)?.bytes.toString("utf8") ?? "");
+      const current = record === null ? "" : (this.#disk.read(path)?.bytes.toString("utf8") ?? "");
       const joined = current === "" || current.endsWith("\n") ? current + text : `${current}\n${text}`;
       return this.#commit(path, record, Buffer.from(joined, "utf8"), origin);
     });
@@ -220,14 +204,14 @@ export class Vault {
       if (record === null) throw notFound(path);
       if (revision !== null && record.revision !== revision) throw staleRevision(path, record.revision, revision);
       if (path === to) return record;
-      if ((await this.#takeInOne(to)) !== null || this.#exists(to)) throw new HttpProblem(problem(409, "note-exists", `a note is at ${JSON.stringify(to)} already`, [{ pointer: "#/args/to", detail: "taken" }]));
-      const disk = this.#readDisk(path);
+      if ((await this.#takeInOne(to)) !== null || this.#disk.exists(to)) throw new HttpProblem(problem(409, "note-exists", `a note is at ${JSON.stringify(to)} already`, [{ pointer: "#/args/to", detail: "taken" }]));
+      const disk = this.#disk.read(path);
       if (disk === null) throw notFound(path);
-      this.#renameDisk(path, to);
+      this.#disk.rename(path, to);
       try {
         await signedWrite(this.#deps.writer, { namespace: KNOWLEDGE, action: "Move", subject: record.id, args: { path: to, origin } });
       } catch (error) {
-        this.#renameDisk(to, path);
+        this.#disk.rename(to, path);
         throw error;
       }
       this.#deps.index.remove(this.name, path);
@@ -243,12 +227,12 @@ export class Vault {
       const record = await this.#takeInOne(path);
       if (record === null) throw notFound(path);
       if (revision !== null && record.revision !== revision) throw staleRevision(path, record.revision, revision);
-      const disk = this.#readDisk(path);
-      if (disk !== null) rmSync(this.#file(path), { force: true });
+      const disk = this.#disk.read(path);
+      if (disk !== null) this.#disk.remove(path);
       try {
         await signedWrite(this.#deps.writer, { namespace: KNOWLEDGE, action: "Delete", subject: record.id, args: { origin } });
       } catch (error) {
-        if (disk !== null) this.#writeDisk(path, disk.bytes);
+        if (disk !== null) this.#disk.write(path, disk.bytes);
         throw error;
       }
       this.#deps.index.remove(this.name, path);
@@ -290,17 +274,17 @@ export class Vault {
     if (bytes.length > MAX_NOTE_BYTES) throw new HttpProblem(problem(413, "body-too-large", `a note is at most ${MAX_NOTE_BYTES} bytes`, [{ pointer: "#/args/text", detail: "too long" }]));
     const sha256 = sha256Of(bytes);
     if (record !== null && record.sha256 === sha256) return record;
-    const previous = record === null ? null : this.#readDisk(path);
+    const previous = record === null ? null : this.#disk.read(path);
     const stored = await this.#deps.blobs.put(Readable.from([bytes]), { maxBytes: MAX_NOTE_BYTES, declared: bytes.length });
     try {
       this.#deps.index.keepRevisionBlob(sha256);
-      const disk = this.#writeDisk(path, bytes);
+      const disk = this.#disk.write(path, bytes);
       let next: NoteRecord;
       try {
         next = await this.#record(path, record, sha256, bytes.length, origin);
       } catch (error) {
-        if (previous === null) rmSync(this.#file(path), { force: true });
-        else this.#writeDisk(path, previous.bytes);
+        if (previous === null) this.#disk.remove(path);
+        else this.#disk.write(path, previous.bytes);
         throw error;
       }
       this.#index(path, next, { ...disk, bytes }, origin);
@@ -352,7 +336,7 @@ export class Vault {
    */
   async #takeInOne(path: string, known?: NoteRecord | null): Promise<NoteRecord | null> {
     const record = known === undefined ? this.#recordAt(path) : known;
-    const disk = this.#readDisk(path);
+    const disk = this.#disk.read(path);
     if (disk === null) {
       if (record !== null) {
         await signedWrite(this.#deps.writer, { namespace: KNOWLEDGE, action: "Delete", subject: record.id, args: { origin: "disk" } });
@@ -370,7 +354,7 @@ export class Vault {
     }
     // A new file with the text of a note whose file is gone: that note, moved (renamed in the folder).
     if (record === null) {
-      const twin = this.#deps.index.withText(this.name, disk.sha256).find((row) => row.path !== path && !this.#exists(row.path));
+      const twin = this.#deps.index.withText(this.name, disk.sha256).find((row) => row.path !== path && !this.#disk.exists(row.path));
       const moved = twin === undefined ? null : this.#recordAt(twin.path);
       if (twin !== undefined && moved !== null) {
         await signedWrite(this.#deps.writer, { namespace: KNOWLEDGE, action: "Move", subject: moved.id, args: { path, origin: "disk" } });
@@ -409,7 +393,7 @@ export class Vault {
 
   /** Looks at every note file (and, at start, every record): what changed is taken in. */
   async #scan(atStart: boolean): Promise<void> {
-    const files = this.#walk();
+    const files = this.#disk.walk();
     const indexed = this.#deps.index.all(this.name);
     const changed = new Set<string>();
     for (const [path, stat] of files) {
@@ -436,10 +420,10 @@ export class Vault {
       if (this.#closed) return;
       try {
         const record = recordOfPath(path);
-        const exists = this.#exists(path);
+        const exists = this.#disk.exists(path);
         if (!exists && record !== null) gone.push(record);
         else if (exists && record === null) {
-          const disk = this.#readDisk(path);
+          const disk = this.#disk.read(path);
           if (disk !== null) fresh.push({ path, sha256: disk.sha256 });
           else rest.push({ path, record });
         } else rest.push({ path, record });
@@ -457,7 +441,7 @@ export class Vault {
       await this.#guard(item.path, async () => {
         await signedWrite(this.#deps.writer, { namespace: KNOWLEDGE, action: "Move", subject: record.id, args: { path: item.path, origin: "disk" } });
         this.#deps.index.remove(this.name, record.path);
-        const disk = this.#readDisk(item.path);
+        const disk = this.#disk.read(item.path);
         if (disk !== null) this.#index(item.path, { ...record, path: item.path }, disk, "disk");
       });
     }
@@ -489,44 +473,9 @@ export class Vault {
     }
   }
 
-  /** Every note file under the folder, by path (iteratively; hidden entries, links and non-notes left out). */
-  #walk(): Map<string, { size: number; mtimeMs: number }> {
-    const files = new Map<string, { size: number; mtimeMs: number }>();
-    const folders: { rel: string; depth: number }[] = [{ rel: "", depth: 0 }];
-    while (folders.length > 0 && files.size < MAX_SCAN_FILES) {
-      const { rel, depth } = folders.pop() as { rel: string; depth: number };
-      let entries;
-      try {
-        entries = readdirSync(rel === "" ? this.#root : join(this.#root, rel), { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const entry of entries) {
-        if (entry.name.startsWith(".")) continue;
-        const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
-        if (entry.isDirectory()) {
-          if (depth < MAX_DEPTH) folders.push({ rel: path, depth: depth + 1 });
-        } else if (entry.isFile() && /\.md$/iu.test(entry.name)) {
-          if (!notePath(path).ok) continue;
-          try {
-            const stat = statSync(join(this.#root, path));
-            if (stat.size > MAX_NOTE_BYTES) {
-              this.#skip(path, `larger than ${MAX_NOTE_BYTES} bytes`);
-              continue;
-            }
-            files.set(path, { size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) });
-          } catch {
-            // Gone since it was listed.
-          }
-        }
-      }
-    }
-    return files;
-  }
-
   #watch(): void {
     try {
-      this.#watcher = watch(this.#root, { recursive: true, persistent: false }, (_event, name) => this.#seen(name));
+      this.#watcher = watch(this.#disk.root, { recursive: true, persistent: false }, (_event, name) => this.#seen(name));
       this.#watcher.on("error", (error) => {
         this.#deps.log.warn("the vault's folder is no longer watched: it is scanned every few minutes instead", { vault: this.name, error: String(error) });
         this.#watcher?.close();
@@ -588,12 +537,7 @@ export class Vault {
   #changedOnDisk(path: string): boolean {
     const row = this.#deps.index.get(this.name, path);
     if (row === null) return true;
-    try {
-      const stat = lstatSync(this.#file(path));
-      return !stat.isFile() || stat.size !== row.size || Math.trunc(stat.mtimeMs) !== row.mtimeMs;
-    } catch {
-      return true;
-    }
+    return this.#disk.changed(path, row);
   }
 
   #skip(path: string, why: string): void {
@@ -602,104 +546,6 @@ export class Vault {
     this.#deps.log.info("a file in the vault's folder is not taken as a note", { vault: this.name, path, why });
   }
 
-  // ---- the folder ------------------------------------------------------------------------------
-
-  #file(path: string): string {
-    return join(this.#root, ...path.split("/"));
-  }
-
-  #exists(path: string): boolean {
-    try {
-      return lstatSync(this.#file(path)).isFile();
-    } catch {
-      return false;
-    }
-  }
-
-  /** The folder of `path`, made if missing, and checked (by its real path) to be inside the vault. */
-  #folder(path: string): string {
-    const folder = folderOf(path);
-    const abs = folder === "" ? this.#root : join(this.#root, ...folder.split("/"));
-    mkdirSync(abs, { recursive: true, mode: 0o700 });
-    const real = realpathSync(abs);
-    if (real !== this.#root && !real.startsWith(this.#root + sep)) throw new HttpProblem(problem(400, "bad-parameters", "that folder of the vault leads outside it", [{ pointer: "#/args/path", detail: "outside the vault" }]));
-    return real;
-  }
-
-  /** Note `path`'s file: null when absent, not a regular file (a link), outside the vault or too large. */
-  #readDisk(path: string): DiskNote | null {
-    let fd: number;
-    try {
-      const folder = folderOf(path);
-      const real = realpathSync(folder === "" ? this.#root : join(this.#root, ...folder.split("/")));
-      if (real !== this.#root && !real.startsWith(this.#root + sep)) return null;
-      fd = openSync(join(real, path.slice(path.lastIndexOf("/") + 1)), constants.O_RDONLY | constants.O_NOFOLLOW);
-    } catch {
-      return null;
-    }
-    try {
-      const stat = fstatSync(fd);
-      if (!stat.isFile()) return null;
-      if (stat.size > MAX_NOTE_BYTES) {
-        this.#skip(path, `larger than ${MAX_NOTE_BYTES} bytes`);
-        return null;
-      }
-      const bytes = Buffer.allocUnsafe(stat.size);
-      let read = 0;
-      while (read < stat.size) {
-        const n = readSync(fd, bytes, read, stat.size - read, read);
-        if (n === 0) break;
-        read += n;
-      }
-      const kept = read === stat.size ? bytes : bytes.subarray(0, read);
-      return { bytes: kept, sha256: sha256Of(kept), mtimeMs: Math.trunc(stat.mtimeMs) };
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  /** Writes note `path`'s file whole: a temporary file fsynced, then renamed into place. */
-  #writeDisk(path: string, bytes: Buffer): { mtimeMs: number } {
-    const folder = this.#folder(path);
-    const tmp = join(this.#root, ".charter", "tmp", `${randomBytes(12).toString("hex")}.part`);
-    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    try {
-      let written = 0;
-      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    const target = join(folder, path.slice(path.lastIndexOf("/") + 1));
-    try {
-      renameSync(tmp, target);
-    } catch (error) {
-      rmSync(tmp, { force: true });
-      throw error;
-    }
-    fsyncFolder(folder);
-    return { mtimeMs: Math.trunc(statSync(target).mtimeMs) };
-  }
-
-  #renameDisk(from: string, to: string): void {
-    const folder = this.#folder(to);
-    renameSync(this.#file(from), join(folder, to.slice(to.lastIndexOf("/") + 1)));
-    fsyncFolder(folder);
-    fsyncFolder(dirname(this.#file(from)));
-  }
-}
-
-function fsyncFolder(path: string): void {
-  try {
-    const fd = openSync(path, constants.O_RDONLY);
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // A folder that cannot be opened for an fsync (some file systems): the rename stands regardless.
-  }
 }
 
 /** A kept note's record from a record's state or a query's row; null when deleted or never made. */
