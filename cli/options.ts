@@ -17,6 +17,8 @@ export interface TreeOptions {
   readonly dataDir: string;
   readonly listen: { readonly host: string; readonly port: number };
   readonly grpc: { readonly host: string; readonly port: number };
+  /** `--hooks-port` (`charter node`): the webhook listener's port on 127.0.0.1; 0 picks a free one. */
+  readonly hooksPort: number;
   readonly bodyLimit: number;
   /** Restarts of one worker within 60 s before the tree shuts down (`--restart-limit`). */
   readonly restartLimit: number;
@@ -119,6 +121,7 @@ export function parseTreeOptions(args: string[]): TreeOptions {
         data: { type: "string" },
         listen: { type: "string" },
         grpc: { type: "string" },
+        "hooks-port": { type: "string" },
         "body-limit": { type: "string" },
         "restart-limit": { type: "string" },
         "public-rate": { type: "string" },
@@ -166,6 +169,11 @@ export function parseTreeOptions(args: string[]): TreeOptions {
   // gRPC defaults to the HTTP port + 2 on the same host, so two nodes started with different
   // --listen ports run side by side; a node asked to pick a free HTTP port picks a free gRPC port too.
   const grpcDefault = listen.port === 0 || listen.port > 65533 ? { host: listen.host, port: 0 } : { host: listen.host, port: listen.port + 2 };
+  // The webhook listener likewise defaults to the HTTP port + 1 (8788 with the default --listen).
+  const hooksPort = values["hooks-port"] === undefined ? (listen.port === 0 || listen.port > 65534 ? 0 : listen.port + 1) : Number(values["hooks-port"]);
+  if (!/^\d{1,5}$/.test(values["hooks-port"] ?? "0") || !Number.isInteger(hooksPort) || hooksPort > 65535) {
+    throw new UsageError(`--hooks-port expects a port from 0 to 65535 (0 picks a free one), got '${values["hooks-port"]}'`);
+  }
   let cluster: TreeOptions["cluster"];
   if (values.peers !== undefined || values["voter-id"] !== undefined) {
     if (values.peers === undefined || values["voter-id"] === undefined) throw new UsageError("--voter-id and --peers go together (--voter-id a --peers a=DID@host:port,b=…,c=…)");
@@ -186,6 +194,7 @@ export function parseTreeOptions(args: string[]): TreeOptions {
     dataDir: dataDirFrom(values.data),
     listen,
     grpc: values.grpc === undefined ? grpcDefault : parseListen(values.grpc, "grpc", DEFAULT_GRPC),
+    hooksPort,
     bodyLimit: limit,
     restartLimit,
     engineLimits,

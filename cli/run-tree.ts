@@ -15,7 +15,7 @@ import { parseTreeOptions, UsageError } from "./options.ts";
 
 const usage = (edition: Edition) =>
   [
-    `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT]${edition === "node" ? " [--origin URL]" : ""} [--grpc HOST:PORT] [--body-limit BYTES] [--restart-limit N] [LIMITS…]`,
+    `Usage: charter ${edition} [--data DIR] [--listen HOST:PORT]${edition === "node" ? " [--origin URL] [--hooks-port N]" : ""} [--grpc HOST:PORT] [--body-limit BYTES] [--restart-limit N] [LIMITS…]`,
     `       [--voter-id ID --peers ID=DID@HOST:PORT,… [--peer-listen HOST:PORT]]`,
     "",
     edition === "node"
@@ -28,6 +28,12 @@ const usage = (edition: Edition) =>
       ? [
           "  --origin URL        the app's origin, as browsers see it (default: http://localhost:PORT with",
           "                      the --listen port); other devices need https with a host name",
+        ]
+      : []),
+    ...(edition === "node"
+      ? [
+          "  --hooks-port N      the webhook listener's port, on 127.0.0.1 only (default: the --listen port",
+          "                      + 1, so 8788; a free one when --listen asks for port 0; 0 picks a free one)",
         ]
       : []),
     "  --grpc HOST:PORT    gRPC address, served once a contract is installed (default: 127.0.0.1:8789,",
@@ -82,6 +88,7 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
       return 0;
     }
     if (edition === "serve" && options.origin !== undefined) throw new UsageError("--origin is an option of `charter node`: `charter serve` serves no /api");
+    if (edition === "serve" && args.some((a) => a === "--hooks-port" || a.startsWith("--hooks-port="))) throw new UsageError("--hooks-port is an option of `charter node`: `charter serve` has no webhook listener");
     tightened = ensureWritable(options.dataDir);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
@@ -135,6 +142,7 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
       startedAt: Date.now(),
       ...(options.cluster ? { cluster: options.cluster } : {}),
       ...(options.origin === undefined ? {} : { origin: options.origin }),
+      ...(edition === "node" ? { hooks: { port: options.hooksPort } } : {}),
     },
     specs: workersFor(edition),
     policy: { ...defaultRestartPolicy, maxRestarts: options.restartLimit },
@@ -142,6 +150,8 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
     onPids: (pids) => lock.update(pids),
     onGrpc: (address) => process.stdout.write(`charter ${edition} gRPC listening on ${address}\n`),
     onApi: (info) => (api = info),
+    // Not "listening on": that line's URL is the node's own.
+    onHooks: (url) => process.stdout.write(`charter ${edition} webhooks on ${url}/hooks/\n`),
   });
 
   let signals = 0;

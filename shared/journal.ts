@@ -33,6 +33,27 @@ export interface JournalOptions {
 /** What `fail` did with the entry. `stale`: the caller no longer held the claim, nothing changed. */
 export type FailResult = "retry" | "dead" | "stale";
 
+/** An entry as a list shows it (the outbox's pending, done and dead lists). */
+export interface JournalListEntry {
+  readonly id: number;
+  readonly key: string | null;
+  readonly payload: unknown;
+  readonly state: "ready" | "claimed" | "done" | "dead";
+  readonly attempts: number;
+  readonly maxAttempts: number;
+  readonly lastError: string | null;
+  readonly result: unknown;
+  readonly createdAt: number;
+  readonly availableAt: number;
+  readonly doneAt: number | null;
+}
+
+/** How a failed attempt is handled: `retryInMs` instead of the journal's own back-off; `permanent`: dead at once. */
+export interface FailOptions {
+  readonly retryInMs?: number;
+  readonly permanent?: boolean;
+}
+
 /** Counts per state, for /health and the console. */
 export interface JournalStats {
   readonly ready: number;
@@ -42,6 +63,36 @@ export interface JournalStats {
 }
 
 const LAST_ATTEMPT_LOST = "its holder stopped (died or lease expired) during the last attempt";
+
+interface ListRow {
+  id: number;
+  key: string | null;
+  payload: string;
+  state: JournalListEntry["state"];
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  result: string | null;
+  created_at: number;
+  available_at: number;
+  done_at: number | null;
+}
+
+function listEntry(r: ListRow): JournalListEntry {
+  return {
+    id: r.id,
+    key: r.key,
+    payload: JSON.parse(r.payload) as unknown,
+    state: r.state,
+    attempts: r.attempts,
+    maxAttempts: r.max_attempts,
+    lastError: r.last_error,
+    result: r.result === null ? null : (JSON.parse(r.result) as unknown),
+    createdAt: r.created_at,
+    availableAt: r.available_at,
+    doneAt: r.done_at,
+  };
+}
 
 interface Row {
   id: number;
@@ -69,6 +120,7 @@ export class Journal {
   readonly #exhausted: StatementSync;
   readonly #exhaustedBy: StatementSync;
   readonly #claims = new Map<number, StatementSync>();
+  #complete: StatementSync | null = null;
 
   constructor(db: DatabaseSync, clock: Clock = systemClock, options: JournalOptions = {}) {
     this.#db = db;
@@ -112,13 +164,25 @@ export class Journal {
    * the first entry's id and adds nothing, so producers can retry safely.
    */
   append(topic: string, payload: unknown, options: { key?: string; delayMs?: number; maxAttempts?: number } = {}): number {
+    return this.#appendOne(topic, payload, options).id;
+  }
+
+  /**
+   * Appends `entries` in one transaction, so one commit (one fsync) carries them all, and answers
+   * for each its id and whether it was added now (`false`: its (topic, key) was there already).
+   */
+  appendMany(entries: readonly { topic: string; payload: unknown; key?: string; delayMs?: number; maxAttempts?: number }[]): { id: number; added: boolean }[] {
+    return transaction(this.#db, () => entries.map((e) => this.#appendOne(e.topic, e.payload, e)));
+  }
+
+  #appendOne(topic: string, payload: unknown, options: { key?: string; delayMs?: number; maxAttempts?: number }): { id: number; added: boolean } {
     const now = this.#clock.now();
     const key = options.key ?? null;
     const r = this.#insert.run(topic, key, JSON.stringify(payload ?? null), options.maxAttempts ?? this.#maxAttempts, now + (options.delayMs ?? 0), now);
-    if (r.changes === 1) return Number(r.lastInsertRowid);
+    if (r.changes === 1) return { id: Number(r.lastInsertRowid), added: true };
     const existing = this.#byKey.get(topic, key) as { id: number } | undefined;
     if (existing === undefined) throw new Error("journal: insert ignored but no entry with that key");
-    return existing.id;
+    return { id: existing.id, added: false };
   }
 
   /**
@@ -147,17 +211,70 @@ export class Journal {
     return done;
   }
 
-  /** Reports a failed attempt: retried after back-off, or dead-lettered after its last attempt. */
-  fail(claimant: string, id: number, error: string): FailResult {
+  /**
+   * Marks each entry done with what it produced (`result`, kept as JSON), all in one transaction.
+   * Returns the ids that were completed; an id the claimant no longer holds is skipped.
+   */
+  complete(claimant: string, done: readonly { id: number; result: unknown }[]): number[] {
+    const now = this.#clock.now();
+    const completed: number[] = [];
+    const statement = this.#completeStatement();
+    transaction(this.#db, () => {
+      for (const d of done) if (statement.run(now, JSON.stringify(d.result ?? null), d.id, claimant).changes === 1) completed.push(d.id);
+    });
+    return completed;
+  }
+
+  /** Reports a failed attempt: retried after back-off, or dead-lettered after its last attempt (or at once when `permanent`). */
+  fail(claimant: string, id: number, error: string, options: FailOptions = {}): FailResult {
     const row = this.#current.get(id, claimant) as { attempts: number; max_attempts: number } | undefined;
     if (row === undefined) return "stale";
     const now = this.#clock.now();
-    if (row.attempts >= row.max_attempts) {
+    if (options.permanent === true || row.attempts >= row.max_attempts) {
       this.#dead.run(now, error, id);
       return "dead";
     }
-    this.#retry.run(now + this.backoff(row.attempts), error, id);
+    this.#retry.run(now + (options.retryInMs ?? this.backoff(row.attempts)), error, id);
     return "retry";
+  }
+
+  /**
+   * Entries of `topic` in `states`, by id after `after`, at most `limit`; newest first when
+   * `newestFirst` (ids before `after` then).
+   */
+  list(topic: string, states: readonly JournalListEntry["state"][], options: { after?: number; limit: number; newestFirst?: boolean }): JournalListEntry[] {
+    if (states.length === 0) return [];
+    const marks = states.map(() => "?").join(", ");
+    const newest = options.newestFirst === true;
+    const rows = this.#db
+      .prepare(
+        `SELECT id, key, payload, state, attempts, max_attempts, last_error, result, created_at, available_at, done_at FROM journal
+         WHERE topic = ? AND state IN (${marks}) AND id ${newest ? "<" : ">"} ? ORDER BY id ${newest ? "DESC" : "ASC"} LIMIT ?`,
+      )
+      .all(topic, ...states, options.after ?? (newest ? Number.MAX_SAFE_INTEGER : 0), options.limit) as unknown as ListRow[];
+    return rows.map(listEntry);
+  }
+
+  /** Entry `id` of `topic`, or null. */
+  get(topic: string, id: number): JournalListEntry | null {
+    const row = this.#db
+      .prepare("SELECT id, key, payload, state, attempts, max_attempts, last_error, result, created_at, available_at, done_at FROM journal WHERE topic = ? AND id = ?")
+      .get(topic, id) as ListRow | undefined;
+    return row === undefined ? null : listEntry(row);
+  }
+
+  /** A dead entry of `topic` made ready again with its attempts counted from nothing; false when `id` is not a dead entry of `topic`. */
+  revive(topic: string, id: number): boolean {
+    const now = this.#clock.now();
+    const r = this.#db
+      .prepare("UPDATE journal SET state = 'ready', attempts = 0, available_at = ?, done_at = NULL WHERE topic = ? AND id = ? AND state = 'dead'")
+      .run(now, topic, id);
+    return r.changes === 1;
+  }
+
+  /** Removes a dead entry of `topic` for good; false when `id` is not a dead entry of `topic`. */
+  drop(topic: string, id: number): boolean {
+    return this.#db.prepare("DELETE FROM journal WHERE topic = ? AND id = ? AND state = 'dead'").run(topic, id).changes === 1;
   }
 
   /** Returns every claim held by `claimant` (a worker that died) to the ready state at once. */
@@ -186,6 +303,13 @@ export class Journal {
   /** Deletes done entries finished before `before` (ms); dead ones stay for inspection. */
   prune(before: number): number {
     return Number(this.#db.prepare("DELETE FROM journal WHERE state = 'done' AND done_at < ?").run(before).changes);
+  }
+
+  #completeStatement(): StatementSync {
+    this.#complete ??= this.#db.prepare(
+      "UPDATE journal SET state = 'done', done_at = ?, result = ?, claimed_by = NULL, lease_until = NULL WHERE id = ? AND state = 'claimed' AND claimed_by = ?",
+    );
+    return this.#complete;
   }
 
   #claimStatement(topicCount: number): StatementSync {

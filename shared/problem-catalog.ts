@@ -58,6 +58,7 @@ export const problemCatalog = {
   "bad-first-name": { status: 400, title: "Not a usable first name" },
   "bad-response": { status: 400, title: "Not a WebAuthn response" },
   "bad-challenge": { status: 400, title: "Challenge unknown, used or expired" },
+  "bad-authorization-state": { status: 400, title: "Authorization state unknown, used or expired" },
   "bad-settings": { status: 400, title: "Settings out of range" },
   "bad-origin": { status: 403, title: "Wrong or missing Origin" },
   "bad-setup-code": { status: 403, title: "Wrong set-up code" },
@@ -81,6 +82,11 @@ export const problemCatalog = {
   "last-passkey": { status: 409, title: "The last passkey cannot be removed" },
   "too-many-passkeys": { status: 409, title: "Too many passkeys" },
   "too-many-connections": { status: 409, title: "Too many model connections" },
+  "too-many-tool-servers": { status: 409, title: "Too many tool servers" },
+  "tool-server-exists": { status: 409, title: "A tool server has that id already" },
+  "tool-server-unauthorized": { status: 409, title: "The tool server needs authorizing first" },
+  "too-many-accounts": { status: 409, title: "Too many accounts of one connector" },
+  "not-dead": { status: 409, title: "The effect is not dead-lettered" },
 
   // The person's identities (`/api/identities`, `/api/scopes`): the engine's rules for tenants and their roles.
   "handle-taken": { status: 409, title: "Handle already taken" },
@@ -112,6 +118,12 @@ export const problemCatalog = {
   "insufficient-storage": { status: 507, title: "Insufficient Storage" },
   "library-full": { status: 507, title: "No room for the file" },
   "range-not-satisfiable": { status: 416, title: "Range Not Satisfiable" },
+  "request-timeout": { status: 408, title: "Request Timeout" },
+
+  // The webhook listener (`127.0.0.1`, `/hooks/*`).
+  "bad-hook-signature": { status: 401, title: "Webhook signature missing or wrong" },
+  "hook-not-configured": { status: 503, title: "No webhook secret set for this source" },
+  "delivery-not-failed": { status: 409, title: "The webhook delivery has not failed" },
 
   // The node itself: try again.
   internal: { status: 500, title: "Internal Server Error" },
@@ -127,6 +139,7 @@ export const problemCatalog = {
   "commit-timeout": { status: 503, title: "Commit timed out" },
   "leader-stepped-down": { status: 503, title: "Leader stepped down" },
   "model-failed": { status: 502, title: "The model provider failed" },
+  "tool-server-failed": { status: 502, title: "The tool server failed" },
   "forward-failed": { status: 503, title: "Leader did not answer" },
   behind: { status: 503, title: "Voter behind the leader" },
   draining: { status: 503, title: "Voter stopping" },

@@ -50,6 +50,8 @@ export interface SupervisorOptions {
   readonly onGrpc?: (address: string) => void;
   /** Called when the gateway serves `/api` (charter node): its origin, and the set-up code before set-up. */
   readonly onApi?: (info: { origin: string; setupCode: string | null }) => void;
+  /** Called when the outbox's webhook listener serves (charter node), with its URL. */
+  readonly onHooks?: (url: string) => void;
 }
 
 export class Supervisor {
@@ -158,6 +160,13 @@ export class Supervisor {
       this.#options.onGrpc?.(address);
     });
     control.onNotice("api", (info) => this.#options.onApi?.(info));
+    control.onNotice("hooks-listening", ({ url }) => {
+      // Like HTTP: a restarted outbox listens for webhooks on the port it had.
+      const port = Number(/:(\d+)$/.exec(url)?.[1]);
+      const hooks = this.#config.hooks;
+      if (hooks !== undefined && hooks.port === 0 && port > 0) this.#config = { ...this.#config, hooks: { port } };
+      this.#options.onHooks?.(url);
+    });
     control.onNotice("fatal", ({ message }) => void this.shutdown(1, `${spec.name}: ${message}`));
     child.on("exit", (code, signal) => this.#onExit(slot, child, pid, code, signal));
     this.#log.info("worker started", { worker: spec.name, pid, ...(slot.history.restarts.length > 0 ? { restart: slot.history.restarts.length } : {}) });

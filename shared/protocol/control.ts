@@ -21,6 +21,8 @@ export type WorkerNotices = {
   listening: { url: string };
   /** The gateway started serving gRPC at `HOST:PORT` (the real port when `--grpc` asked for port 0). */
   "grpc-listening": { address: string };
+  /** The outbox's webhook listener serves at this URL (`http://127.0.0.1:PORT`, the real port when `--hooks-port` is 0). */
+  "hooks-listening": { url: string };
   /** The gateway serves `/api` (charter node) for `origin`; `setupCode` while the node is not set up. */
   api: { origin: string; setupCode: string | null };
 };

@@ -4,7 +4,8 @@
  */
 import type { CommandPayload } from "../identity/index.ts";
 import type { Receipt, RefusalReason } from "../identity/index.ts";
-import type { FailResult, JournalEntry, JournalStats } from "../journal.ts";
+import type { FailOptions, FailResult, JournalEntry, JournalListEntry, JournalStats } from "../journal.ts";
+import type { EffectDone } from "../connectors/effect-receipt.ts";
 import type { Problem } from "../problem.ts";
 
 /** A command whose signature, freshness and path the gateway has verified. */
@@ -85,9 +86,22 @@ export type EngineRequests = {
   /** Start or stop receiving `committed` notices on this channel (none are sent until asked for). */
   "watch-commits": { request: { watch: boolean }; response: null };
   "journal-append": { request: { topic: string; payload: unknown; key?: string; delayMs?: number }; response: { id: number } };
+  /** Entries appended in one transaction (one commit for all); each answered with its id and whether it is new (`added: false`: its key was there already). */
+  "journal-append-many": { request: { entries: { topic: string; payload: unknown; key?: string; delayMs?: number }[] }; response: { id: number; added: boolean }[] };
+  /** Entries the claimant holds marked done with what each came to (`result`, kept as JSON); answers the ids completed. */
+  "journal-complete": { request: { claimant: string; done: { id: number; result: unknown }[] }; response: number[] };
   "journal-claim": { request: { claimant: string; topics: string[]; limit: number; leaseMs?: number }; response: JournalEntry[] };
   "journal-ack": { request: { claimant: string; ids: number[] }; response: number[] };
-  "journal-fail": { request: { claimant: string; id: number; error: string }; response: FailResult };
+  "journal-fail": { request: { claimant: string; id: number; error: string } & FailOptions; response: FailResult };
+  /** Entries of one topic by state (the outbox's lists); `newestFirst` pages backwards from `after`. */
+  "journal-list": { request: { topic: string; states: JournalListEntry["state"][]; after?: number; limit: number; newestFirst?: boolean }; response: JournalListEntry[] };
+  "journal-get": { request: { topic: string; id: number }; response: JournalListEntry | null };
+  /** A dead entry made ready again (attempts from nothing); false when it is not a dead entry of that topic. */
+  "journal-revive": { request: { topic: string; id: number }; response: boolean };
+  /** A dead entry removed for good; false when it is not a dead entry of that topic. */
+  "journal-drop": { request: { topic: string; id: number }; response: boolean };
+  /** Effects the outbox has done: each marked done with its receipt, signed here, in one transaction. */
+  "effect-complete": { request: { claimant: string; done: EffectDone[] }; response: { id: number; receipt: string }[] };
   "journal-release": { request: { claimant: string }; response: number };
   "journal-stats": { request: Record<string, never>; response: JournalStats };
 };

@@ -161,6 +161,16 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX tenant_retired_dids_order ON tenant_retired_dids (tenant, retired_at);
     `,
   },
+  {
+    version: 6,
+    name: "journal-results",
+    // What finishing an entry produced (an effect's signed receipt, shared/journal.ts `complete`),
+    // and an index to list one topic's entries by state (the outbox's pending, done and dead lists).
+    sql: `
+      ALTER TABLE journal ADD COLUMN result TEXT;
+      CREATE INDEX journal_topic_state ON journal (topic, state, id);
+    `,
+  },
 ];
 
 /** Thrown when the store was written by a newer version: the caller prints it and exits. */

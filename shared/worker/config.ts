@@ -48,6 +48,11 @@ export interface WorkerConfig {
   readonly version: string;
   /** Request bodies above this many bytes are refused with 413. */
   readonly bodyLimit: number;
+  /**
+   * The webhook listener (`charter node`, the outbox worker): always on 127.0.0.1, on this port
+   * (`--hooks-port`; 0 picks a free one). Absent: no listener.
+   */
+  readonly hooks?: { readonly port: number };
   /** The engine's admission limits (absent: the defaults). */
   readonly engineLimits?: EngineLimits;
   /** The gateway's connection and host limits (absent: the defaults). */
@@ -96,6 +101,12 @@ export const dataPaths = (dataDir: string) => ({
   engineSocket: join(dataDir, "run", "engine.sock"),
   /** The gateway listens here for the assistant worker (shared/protocol/assistant.ts). */
   assistantSocket: join(dataDir, "run", "assistant.sock"),
+  /** The gateway listens here for the outbox worker (shared/protocol/outbox.ts). */
+  outboxSocket: join(dataDir, "run", "outbox.sock"),
+  /** The gateway listens here for the outbox's webhook listener (shared/protocol/outbox.ts `HookHostRequests`). */
+  hooksSocket: join(dataDir, "run", "hooks.sock"),
+  /** The hosts the node's workers may reach (written by the gateway, read by shared/worker/egress.ts). */
+  egress: join(dataDir, "run", "egress.json"),
   /** The operators' socket (mode 0600): tenants, installs; see shared/protocol/admin.ts. */
   adminSocket: join(dataDir, "admin.sock"),
   /** Private keys of the tenants' own identities (`tenant-<handle>.jwk`, mode 0600). */

@@ -8,7 +8,8 @@ import { ipcTransport } from "../channel/transport.ts";
 import { createLogger, type Logger } from "../log.ts";
 import type { ControlRequests, SupervisorNotices, WorkerNotices } from "../protocol/control.ts";
 import type { Lifecycle } from "../protocol/lifecycle.ts";
-import { readConfig, type WorkerConfig } from "./config.ts";
+import { dataPaths, readConfig, type WorkerConfig } from "./config.ts";
+import { installEgressGuard } from "./egress.ts";
 import { FatalError } from "./fatal.ts";
 
 /** The supervisor as a worker sees it. */
@@ -43,7 +44,12 @@ export async function runWorker(name: string, start: (ctx: WorkerContext) => Pro
 
   let running: RunningWorker;
   try {
-    running = await start({ name, config: readConfig(), log, control, status });
+    const config = readConfig();
+    // The personal node's workers reach only declared hosts (the engine's own voters are declared by their configuration).
+    if (config.edition === "node") {
+      installEgressGuard(dataPaths(config.dataDir).egress, log, config.cluster?.voters.map((v) => `${v.host}:${v.port}`) ?? []);
+    }
+    running = await start({ name, config, log, control, status });
   } catch (error) {
     if (error instanceof FatalError) control.notify("fatal", { message: error.message });
     else log.error("start failed", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });

@@ -7,6 +7,7 @@ import type { Journal } from "../../shared/journal.ts";
 import { type Problem, problem } from "../../shared/problem.ts";
 import type { Logger } from "../../shared/log.ts";
 import { type KeyPair, signReceipt } from "../../shared/identity/index.ts";
+import { completeEffects } from "./effect-receipts.ts";
 import type { CommandAnswer, EngineRequests, PreviewAnswer, ReadPoint, SubmittedCommand, ConsensusStatus, SignedCommandAnswer } from "../../shared/protocol/engine.ts";
 import { checkJsonValue, jsonLimitProblem } from "../../shared/json-limits.ts";
 
@@ -28,6 +29,9 @@ export interface EngineState {
   readonly degraded: () => readonly string[];
   readonly log: Logger;
 }
+
+/** The most entries one `journal-append-many` appends. */
+export const MAX_APPEND_MANY = 1000;
 
 /** Registers every engine request handler on a newly connected channel. */
 export function serveEngineRequests(channel: Channel<Record<string, never>, EngineRequests>, state: EngineState): void {
@@ -65,9 +69,20 @@ export function serveEngineRequests(channel: Channel<Record<string, never>, Engi
       return null;
     },
     "journal-append": (r) => ({ id: journal.append(r.topic, r.payload, { key: r.key, delayMs: r.delayMs }) }),
+    // Bounded, so one request holds the writer for one short transaction.
+    "journal-append-many": (r) => {
+      if (!Array.isArray(r.entries) || r.entries.length > MAX_APPEND_MANY) throw new Error(`journal-append-many takes at most ${MAX_APPEND_MANY} entries`);
+      return journal.appendMany(r.entries.map((e) => ({ topic: e.topic, payload: e.payload, key: e.key, delayMs: e.delayMs })));
+    },
+    "journal-complete": (r) => journal.complete(r.claimant, r.done),
     "journal-claim": (r) => journal.claim(r.claimant, r.topics, r.limit, r.leaseMs),
     "journal-ack": (r) => journal.ack(r.claimant, r.ids),
-    "journal-fail": (r) => journal.fail(r.claimant, r.id, r.error),
+    "journal-fail": (r) => journal.fail(r.claimant, r.id, r.error, { retryInMs: r.retryInMs, permanent: r.permanent }),
+    "journal-list": (r) => journal.list(r.topic, r.states, { after: r.after, limit: Math.min(Math.max(1, r.limit), 1000), newestFirst: r.newestFirst }),
+    "journal-get": (r) => journal.get(r.topic, r.id),
+    "journal-revive": (r) => journal.revive(r.topic, r.id),
+    "journal-drop": (r) => journal.drop(r.topic, r.id),
+    "effect-complete": (r) => completeEffects(journal, nodeKey, r.claimant, r.done),
     "journal-release": (r) => journal.release(r.claimant),
     "journal-stats": () => journal.stats(),
   });

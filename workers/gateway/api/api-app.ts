@@ -35,6 +35,16 @@ import type { PersonReader } from "./personal/person-reader.ts";
 import type { NodeSettings } from "./assistant-host/node-settings.ts";
 import type { Connections } from "./assistant-host/connections.ts";
 import { mountConnectionRoutes } from "./routes/connections.ts";
+import { mountToolServerRoutes } from "./routes/tool-servers.ts";
+import type { ToolServers } from "./tool-servers/tool-servers.ts";
+import { mountOutboxRoutes } from "./routes/outbox.ts";
+import { mountWebhookRoutes } from "./routes/webhooks.ts";
+import type { HookSettings } from "./hooks/hook-settings.ts";
+import type { HookHost } from "./hooks/hook-host.ts";
+import type { EngineLink } from "../../../shared/worker/engine-link.ts";
+import type { ConnectorManifest } from "../../../shared/connectors/manifest.ts";
+import type { ConnectorAccounts } from "./connectors/connector-accounts.ts";
+import type { OutboxEffects, OutboxHost } from "./connectors/outbox-host.ts";
 import { mountModelSettingsRoutes } from "./routes/model-settings.ts";
 import { mountSetupModelRoutes } from "./routes/setup-model.ts";
 import { mountConversationRoutes } from "./routes/conversation.ts";
@@ -83,6 +93,15 @@ export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
   readonly knowledge?: Knowledge;
   /** The co-editing sockets of the vaults' notes. */
   readonly collab?: CollabServer;
+  /** The webhook listener's settings, its channel, and the engine its deliveries are journaled in; absent: no webhook routes. */
+  readonly webhooks?: { readonly settings: HookSettings; readonly host: HookHost; readonly engine: EngineLink };
+  /** The assistant's tool servers (MCP); absent: no tool server routes. */
+  readonly toolServers?: ToolServers;
+  /** The outbox and the connectors; absent: no outbox or connector routes. */
+  readonly outbox?: OutboxHost;
+  readonly effects?: OutboxEffects;
+  readonly manifests?: ReadonlyMap<string, ConnectorManifest>;
+  readonly connectorAccounts?: ConnectorAccounts;
 }
 
 /** Builds the `/api` app; every route it serves has a path under `/api`. */
@@ -113,12 +132,17 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   mountRulesRoutes(api, options);
   mountPersonaRoutes(api, options);
   mountToolSettingsRoutes(api, options);
+  if (options.webhooks !== undefined) mountWebhookRoutes(api, { ...options, hooks: options.webhooks.settings, hookHost: options.webhooks.host, engine: options.webhooks.engine });
   mountCalcRoutes(api, { ...options, timeZone: () => options.account.settings()?.timeZone ?? machineTimeZone() });
   if (options.blobs !== undefined) mountLibraryRoutes(api, { ...options, blobs: options.blobs, uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT });
   if (options.knowledge !== undefined) mountKnowledgeRoutes(api, { knowledge: options.knowledge, ...(options.collab === undefined ? {} : { collab: options.collab }) });
+  if (options.outbox !== undefined && options.effects !== undefined && options.manifests !== undefined && options.connectorAccounts !== undefined) {
+    mountOutboxRoutes(api, { ...options, outbox: options.outbox, effects: options.effects, manifests: options.manifests, connectorAccounts: options.connectorAccounts });
+  }
   if (options.settings !== undefined && options.connections !== undefined) {
     const models = { ...options, settings: options.settings, connections: options.connections, onAutonomyChanged: () => options.autonomy?.settingChanged() };
     mountConnectionRoutes(api, models);
+    if (options.toolServers !== undefined) mountToolServerRoutes(api, { ...options, toolServers: options.toolServers, timeZone: () => options.account.settings()?.timeZone ?? machineTimeZone() });
     mountModelSettingsRoutes(api, models);
     mountSetupModelRoutes(api, models);
     mountMemorySettingsRoutes(api, models);

@@ -12,7 +12,7 @@ import type { AdminRequests } from "../../../shared/protocol/admin.ts";
 import type { EngineLink } from "../../../shared/worker/engine-link.ts";
 import type { SocketLink } from "../../../shared/worker/socket-link.ts";
 import { openDatabase } from "../../../shared/store/open.ts";
-import { dataPaths, DEFAULT_UPLOAD_LIMIT } from "../../../shared/worker/config.ts";
+import { claimantName, dataPaths, DEFAULT_UPLOAD_LIMIT } from "../../../shared/worker/config.ts";
 import { join } from "node:path";
 import { AccountStore, type SessionRecord } from "./account/account-store.ts";
 import { accountCeremonies } from "./account/ceremonies.ts";
@@ -31,7 +31,17 @@ import { DashboardScheduler } from "./dashboards/dashboard-scheduler.ts";
 import { StoreView } from "../reads/store-view.ts";
 import { NodeSettings } from "./assistant-host/node-settings.ts";
 import { Connections } from "./assistant-host/connections.ts";
+import { DEFAULT_BASE_URLS } from "./assistant-host/connection-rules.ts";
+import { EgressList, hostOfUrl } from "./connectors/egress-list.ts";
+import { loadManifests } from "../../../shared/connectors/manifest.ts";
+import { ConnectorAccounts } from "./connectors/connector-accounts.ts";
+import { OutboxEffects, OutboxHost } from "./connectors/outbox-host.ts";
+import { HookSettings } from "./hooks/hook-settings.ts";
+import { HookHost } from "./hooks/hook-host.ts";
+import { HookConsumer } from "./hooks/hook-consumer.ts";
 import { TurnHost } from "./assistant-host/turn-host.ts";
+import { ToolServers } from "./tool-servers/tool-servers.ts";
+import { ServerStore } from "./tool-servers/server-store.ts";
 import type { TurnShape } from "./assistant-host/turn-context.ts";
 import { Autonomy } from "./assistant-host/autonomy.ts";
 import { AUTONOMY_ORIGIN } from "./assistant-host/autonomy-records.ts";
@@ -91,6 +101,10 @@ export interface NodeApi {
   personDid(): string | null;
   /** The co-editing sockets (`/api/collab/{note}`). */
   readonly collab: CollabServer;
+  /** The hosts the node's workers may reach, by the configuration that declares each. */
+  readonly egress: EgressList;
+  /** The outbox worker's channel: effects queued (once per idempotency key), accounts read. */
+  readonly outbox: OutboxHost;
   close(): void;
 }
 
@@ -178,7 +192,47 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     log: options.log,
   });
   const settings = new NodeSettings(db, now);
-  const connections = new Connections({ db, kek, now });
+  // What the workers may reach: each source of configuration declares its hosts (shared/worker/egress.ts).
+  const egress = new EgressList(paths.egress, options.log);
+  const connections = new Connections({ db, kek, now, changed: () => declareModelHosts() });
+  const declareModelHosts = () =>
+    egress.declare("model-connections", connections.list().flatMap((c) => hostOfUrl(c.baseUrl ?? DEFAULT_BASE_URLS[c.provider]) ?? []));
+  declareModelHosts();
+  // Connectors: their manifests (checked at load), their accounts (each declaring the hosts it
+  // reaches), and the outbox worker's channel, through which effects are queued and accounts read.
+  const manifests = loadManifests();
+  const outbox = new OutboxHost({ engine: options.engine, manifests, account: (connector, id) => connectorAccounts.config(connector, id), log: options.log });
+  const connectorAccounts = new ConnectorAccounts({
+    db,
+    kek,
+    now,
+    manifests,
+    changed: (connector, id) => {
+      egress.declare(`connector:${connector}`, connectorAccounts.hosts(connector));
+      outbox.accountChanged(connector, id);
+    },
+  });
+  for (const name of manifests.keys()) egress.declare(`connector:${name}`, connectorAccounts.hosts(name));
+  void outbox.listen(paths.outboxSocket).catch((error: unknown) => options.log.error("the outbox's socket could not be opened", { error: String(error) }));
+  // Webhooks: the listener (in the outbox worker) asks for its secrets over its own socket; what it
+  // journals is acted on here, as the person, by the mappings in settings.
+  const hookHost = new HookHost({ secrets: () => hookSettings.secrets(), log: options.log });
+  const hookSettings = new HookSettings({ settings, kek, now, changed: () => hookHost.secretsChanged() });
+  void hookHost.listen(paths.hooksSocket).catch((error: unknown) => options.log.error("the webhook listener's socket could not be opened", { error: String(error) }));
+  const hookConsumer = new HookConsumer({ engine: options.engine, writer, reader, settings: hookSettings, claimant: claimantName("gateway", process.pid), log: options.log });
+  // Tool servers (MCP): started when a listing or a call needs them, stopped with the node; their hosts declared for egress.
+  const toolServers = new ToolServers({
+    store: new ServerStore({ settings, kek, now }),
+    egress,
+    log: options.log,
+    now,
+    timeZone: () => account.settings()?.timeZone ?? machineTimeZone(),
+    dir: join(options.dataDir, "tool-servers"),
+    ledgerFile: join(options.dataDir, "run", "tool-servers.json"),
+    origin: options.origin,
+    version: options.version,
+    broadcast: (json) => options.broadcast?.(json),
+  });
   // The assistant worker's side of the conversation: turns queued, loaded, recorded; tool calls decided.
   // How the turns the node starts itself differ, by origin: filled in below, once what each needs exists.
   const shapes = new Map<string, TurnShape>();
@@ -217,6 +271,12 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     uploadLimit: libraryLimits.uploadLimit,
     knowledge,
     collab,
+    toolServers,
+    outbox,
+    effects: new OutboxEffects(options.engine),
+    webhooks: { settings: hookSettings, host: hookHost, engine: options.engine },
+    manifests,
+    connectorAccounts,
     writer,
     reader,
     now,
@@ -237,6 +297,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   scheduler.start();
   autonomyScheduler.start();
   sweeper.start();
+  hookConsumer.start();
   return {
     listener: getRequestListener(app.fetch),
     setupCode: () => account.setupCode(),
@@ -246,13 +307,19 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
       return a?.ready === true ? a.did : null;
     },
     collab,
+    egress,
+    outbox,
     close: () => {
+      toolServers.close();
       scheduler.close();
       autonomyScheduler.close();
       sweeper.close();
       knowledge.close();
       void blobs.close();
       turns.close();
+      outbox.close();
+      hookHost.close();
+      void hookConsumer.stop();
       library.close();
       db.close();
       storeView.close();

@@ -65,11 +65,14 @@ export class Connections {
   readonly #db: DatabaseSync;
   readonly #kek: () => Buffer;
   readonly #now: () => number;
+  readonly #changed: () => void;
 
-  constructor(options: { db: DatabaseSync; kek: () => Buffer; now: () => number }) {
+  /** `changed` is called after a connection is made, replaced or removed (the node declares their hosts again). */
+  constructor(options: { db: DatabaseSync; kek: () => Buffer; now: () => number; changed?: () => void }) {
     this.#db = options.db;
     this.#kek = options.kek;
     this.#now = options.now;
+    this.#changed = options.changed ?? (() => {});
     this.#db.exec(DDL);
   }
 
@@ -111,6 +114,7 @@ export class Connections {
            sealed_key = excluded.sealed_key, memory = excluded.memory, updated_at = excluded.updated_at`,
       )
       .run(id, input.provider, baseUrl, input.key === "" ? 0 : 1, sealed.nonce, sealed.ciphertext, memory ? 1 : 0, now, now);
+    this.#changed();
     return this.get(id) as Connection;
   }
 
@@ -122,7 +126,9 @@ export class Connections {
 
   /** Removes connection `id` and its key; false when there was none. */
   deleteKey(id: string): boolean {
-    return Number(this.#db.prepare("DELETE FROM node_connections WHERE id = ?").run(id).changes) === 1;
+    const removed = Number(this.#db.prepare("DELETE FROM node_connections WHERE id = ?").run(id).changes) === 1;
+    if (removed) this.#changed();
+    return removed;
   }
 
   #row(id: string): Row | undefined {

@@ -28,6 +28,7 @@ import { type AssistantTool, parseToolArguments, toolCatalogue } from "./tool-ca
 import { ASK_TOOL, handleAskCall } from "./ask-tool.ts";
 import type { AskView } from "./asks.ts";
 import { rootConversation } from "./branches.ts";
+import { handleServerToolCall, runApprovedServerCall } from "../tool-servers/server-calls.ts";
 
 /** The kind of approval a tool call is. */
 export const TOOL_APPROVAL = "tool";
@@ -51,6 +52,8 @@ export interface ToolCommand {
   readonly idempotencyKey: string;
   /** The state the dry run said the action would leave (an action), at proposal time. */
   readonly dryRun: Record<string, unknown> | null;
+  /** A tool server's tool: the server's id (the call goes to it, tool-servers/server-calls.ts). */
+  readonly server?: string;
 }
 
 export interface ToolCallDeps {
@@ -82,6 +85,7 @@ export async function handleToolCall(deps: ToolCallDeps, request: { turn: string
 
   const tool = toolCatalogue(deps.reader, deps.settings).find((t) => t.callName === request.call.name);
   if (tool === undefined || tool.mode === "off") return error(`There is no tool named ${clipName(request.call.name)}, or the person has turned it off.`);
+  if (tool.server !== undefined) return handleServerToolCall(deps, { name: tool.name, server: tool.server, member: tool.member }, request.call, (args) => propose(deps, request, id, tool, { subject: "", args, dryRun: null }));
   if (tool.namespace === MEMORY_NAMESPACE && !memoryAllowed(deps, request)) return error("Memory is not shared with this model here: its tools are not available.");
   const parsed = parseToolArguments(tool, request.call.argumentsJson);
   if (!parsed.ok) return error(`The arguments do not fit ${tool.name}: ${parsed.error}`);
@@ -142,6 +146,7 @@ async function settled(deps: ToolCallDeps, approval: ApprovalView): Promise<Tool
       return error("The person did not decide in time: the approval expired and nothing was done.", approval.id);
     case "approved": {
       const command = toolCommandOf(approval);
+      if (command.server !== undefined) return runApprovedServerCall(deps, approval, { ...command, server: command.server });
       if (command.kind === "query") {
         await recordCarriedOut(deps, approval, "read");
         return runQuery(deps, null, command.args, command, approval.id);
@@ -161,7 +166,7 @@ function resultOf(command: ToolCommand, answer: SignedCommandAnswer, approval: s
 }
 
 async function propose(deps: ToolCallDeps, request: { turn: string; call: ToolCall }, id: string, tool: AssistantTool, command: { subject: string; args: Record<string, unknown>; dryRun: Record<string, unknown> | null }): Promise<ToolOutcome> {
-  const payload: ToolCommand = { tool: tool.name, toolCallId: request.call.id, kind: tool.kind, namespace: tool.namespace, member: tool.member, subject: command.subject, args: command.args, idempotencyKey: id, dryRun: command.dryRun };
+  const payload: ToolCommand = { tool: tool.name, toolCallId: request.call.id, kind: tool.kind, namespace: tool.namespace, member: tool.member, subject: command.subject, args: command.args, idempotencyKey: id, dryRun: command.dryRun, ...(tool.server === undefined ? {} : { server: tool.server }) };
   const json = JSON.stringify(payload);
   const digest = createHash("sha256").update(JSON.stringify([tool.namespace, tool.member, command.subject, command.args])).digest("hex");
   const args = {

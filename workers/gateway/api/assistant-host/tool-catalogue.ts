@@ -18,6 +18,7 @@ import { callNames } from "./tool-call-names.ts";
 import { modeOf, readToolSettings, sensitiveOf, type ToolMode, type ToolSettings } from "./tool-modes.ts";
 import { defaultValue } from "../../../../contracts/schema.ts";
 import { objectSchema, type SchemaProperty, SUBJECT_MAX, SUBJECT_PATTERN, typeSchema } from "./tool-schema.ts";
+import { type ServerToolEntry, serverTools } from "../tool-servers/server-tools.ts";
 
 export type { ToolMode } from "./tool-modes.ts";
 export { parseToolArguments } from "./tool-arguments.ts";
@@ -40,6 +41,8 @@ export interface AssistantTool {
   description: string;
   /** A JSON Schema object: an action's optional `subject` then its parameters; a query's parameters. */
   parameters: Record<string, unknown>;
+  /** A tool server's tool: the server's id (its mode is the server's pinned one, tool-servers/tool-pins.ts). */
+  server?: string;
 }
 
 /** An installed contract as the catalogue reads it. */
@@ -76,12 +79,12 @@ export function toolCatalogue(reader: PersonReader, settings: NodeSettings): Ass
       const { artifact, schema } = r.contract(row.namespace);
       return { artifact, schema, source: () => String((sourceOf.get(artifact) as { source: string } | undefined)?.source ?? "") };
     });
-    return catalogueOf(contracts, stored);
+    return catalogueOf(contracts, stored, serverTools(settings));
   });
 }
 
-/** The catalogue of `contracts` under the stored setting (NOT_TOOLS left out). */
-export function catalogueOf(contracts: readonly InstalledContract[], stored: ToolSettings): AssistantTool[] {
+/** The catalogue of `contracts` under the stored setting (NOT_TOOLS left out), then the tool servers' tools. */
+export function catalogueOf(contracts: readonly InstalledContract[], stored: ToolSettings, servers: readonly ServerToolEntry[] = []): AssistantTool[] {
   // Deciding approvals is the person's alone: a tool that could approve would defeat them.
   const tooled = contracts.filter((c) => !NOT_TOOLS.has(c.schema.namespace));
   // The engine runs the first action of a name, and a query of that name would share its setting: one tool per name.
@@ -89,9 +92,11 @@ export function catalogueOf(contracts: readonly InstalledContract[], stored: Too
   for (const tool of tooled.flatMap(toolsOf)) if (!byName.has(tool.name) && !NOT_TOOL_MEMBERS.has(tool.name)) byName.set(tool.name, tool);
   const byKind = (kind: BuiltTool["kind"]) => [...byName.values()].filter((t) => t.kind === kind).sort((a, b) => compare(a.name, b.name));
   const ordered = [...byKind("action"), ...byKind("query")];
-  const names = callNames(ordered.map((t) => t.name));
+  const names = callNames([...ordered.map((t) => t.name), ...servers.map((t) => t.name)]);
   // `parameters` is the kept artifact's object, shared by every catalogue: read it, never change it.
-  return ordered.map((t, i) => ({ ...t, callName: names[i] as string, mode: modeOf(t, stored), sensitive: sensitiveOf(t, stored) }));
+  const contractsTools = ordered.map((t, i): AssistantTool => ({ ...t, callName: names[i] as string, mode: modeOf(t, stored), sensitive: sensitiveOf(t, stored) }));
+  // A server's tool has the mode its pin gives it, never one from the `tools` setting.
+  return [...contractsTools, ...servers.map((t, i): AssistantTool => ({ ...t, callName: names[ordered.length + i] as string, sensitive: sensitiveOf(t, stored) }))];
 }
 
 /** The tools the model is offered: those not `off`, as it sees them. */

@@ -29,6 +29,8 @@ export interface ToolKey {
   readonly kind: "action" | "query";
   readonly namespace: string;
   readonly member: string;
+  /** A tool server's tool: its mode is set with the server's settings. */
+  readonly server?: string;
 }
 
 /** A change as `PUT /api/settings/tools` sends it, not yet checked. */
@@ -104,6 +106,7 @@ export function changeToolSettings(catalogue: readonly ToolKey[], stored: ToolSe
     const tool = byName.get(name);
     const pointer = `#/tools/${pointerToken(name)}`;
     if (tool === undefined) errors.push({ pointer, detail: `${shown(name)} is not a tool of the catalogue` });
+    else if (tool.server !== undefined) errors.push({ pointer, detail: `${name} is a tool server's: set it at /api/settings/integrations/tools/${tool.server}/tools` });
     else if (!isMode(mode)) errors.push({ pointer, detail: `the mode of ${name} is one of ${modesOf(tool.kind).join(", ")}` });
     else if (!modesOf(tool.kind).includes(mode)) errors.push({ pointer, detail: `${name} is an action: off or ask (a change always waits for the person)` });
     else modes.set(name, mode);

@@ -7,6 +7,7 @@
  *  tenant: {handle, did, contracts: [{namespace, version, artifact, installedAt}]} | null,
  *  counts: {tasksDue, approvalsWaiting, asksWaiting},
  *  model: {configured, connection?, model?},
+ *  toolServers: [{id, name, usage: {day, calls, ceiling, tools: {"<tool>": calls}}}],
  *  node: {version, update: {mode, state, available}},
  *  events: {after}}
  * ```
@@ -27,10 +28,11 @@ import { waitingApprovals } from "../approvals/approval-records.ts";
 import { openAsks } from "../assistant-host/asks.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import { tasksDue } from "../tasks/task-reads.ts";
-import { localDay } from "../time-zone.ts";
+import { localDay, machineTimeZone } from "../time-zone.ts";
 import type { Connections } from "../assistant-host/connections.ts";
 import { routeChoices } from "../assistant-host/model-route.ts";
 import type { NodeSettings } from "../assistant-host/node-settings.ts";
+import { usageOfServers } from "../tool-servers/server-views.ts";
 
 /** What the bootstrap answer is read from. */
 export interface BootstrapDeps extends AccountRouteDeps {
@@ -63,6 +65,8 @@ export function mountBootstrapRoute(api: Hono<ApiEnv>, deps: BootstrapDeps): voi
       tenant: person.tenant === null ? null : await tenantView(deps, person.tenant),
       counts: { tasksDue: dueCount(deps), approvalsWaiting: person.tenant === null ? null : waitingApprovals(deps.reader), asksWaiting: person.tenant === null ? null : openAsks(deps.reader) },
       model: modelView(deps),
+      // Each tool server's calls today against its daily ceiling.
+      toolServers: deps.settings === undefined ? [] : usageOfServers(deps.settings, deps.now(), deps.account.settings()?.timeZone ?? machineTimeZone()),
       node: { version: deps.version, update: { mode: "off", state: "idle", available: null } },
       events: { after: String(after) },
     });

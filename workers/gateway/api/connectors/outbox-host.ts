@@ -1,0 +1,187 @@
+/**
+ * @module The gateway's side of the outbox channel (shared/protocol/outbox.ts): it listens on
+ * `DATA/run/outbox.sock` for the outbox worker, answers what an effect needs of a connector
+ * account (its settings and sealed secret, opened here), and queues effects: each one a journal
+ * entry (topic `effect`) with its idempotency key, written before anything is acted on, after
+ * which the outbox is woken.
+ */
+import { chmodSync } from "node:fs";
+import type { Server } from "node:net";
+import type { Channel } from "../../../../shared/channel/channel.ts";
+import { listenChannels, socketPath } from "../../../../shared/channel/socket.ts";
+import type { ConnectorManifest } from "../../../../shared/connectors/manifest.ts";
+import type { ConnectorAccountConfig, OutboxHostNotices, OutboxHostRequests } from "../../../../shared/protocol/outbox.ts";
+import type { JournalListEntry } from "../../../../shared/journal.ts";
+import type { Logger } from "../../../../shared/log.ts";
+import type { EngineLink } from "../../../../shared/worker/engine-link.ts";
+
+type HostChannel = Channel<OutboxHostNotices & Record<string, never>, OutboxHostRequests>;
+
+export const EFFECT_TOPIC = "effect";
+/** The largest arguments an effect may carry, as JSON. */
+export const MAX_EFFECT_ARGS = 12 * 1024 * 1024;
+
+export interface QueueEffect {
+  readonly connector: string;
+  readonly effect: string;
+  readonly account: string | null;
+  readonly args: Readonly<Record<string, unknown>>;
+  /** The effect's idempotency key: queuing the same key again queues nothing more. */
+  readonly key: string;
+}
+
+export interface OutboxHostDeps {
+  readonly engine: EngineLink;
+  readonly manifests: ReadonlyMap<string, ConnectorManifest>;
+  readonly account: (connector: string, account: string) => ConnectorAccountConfig | null;
+  readonly log: Logger;
+}
+
+export class OutboxHost {
+  readonly #deps: OutboxHostDeps;
+  readonly #channels = new Set<HostChannel>();
+  #server: Server | null = null;
+
+  constructor(deps: OutboxHostDeps) {
+    this.#deps = deps;
+  }
+
+  async listen(path: string): Promise<void> {
+    const umask = process.umask(0o177);
+    let listening: Promise<Server>;
+    try {
+      listening = listenChannels<OutboxHostNotices & Record<string, never>, OutboxHostRequests>(path, (channel) => this.#accept(channel as unknown as HostChannel));
+    } finally {
+      process.umask(umask);
+    }
+    this.#server = await listening;
+    chmodSync(socketPath(path), 0o600);
+  }
+
+  /** Queues an effect (once per key) and wakes the outbox; the journal entry's id. Throws RangeError for an effect no connector declares. */
+  async queue(effect: QueueEffect): Promise<number> {
+    const manifest = this.#deps.manifests.get(effect.connector);
+    if (manifest?.effects[effect.effect] === undefined) throw new RangeError(`no connector declares ${effect.connector}.${effect.effect}`);
+    const payload = { connector: effect.connector, effect: effect.effect, account: effect.account, args: effect.args };
+    if (JSON.stringify(payload).length > MAX_EFFECT_ARGS) throw new RangeError("the effect's arguments are too large");
+    const { id } = await this.#deps.engine.request("journal-append", { topic: EFFECT_TOPIC, payload, key: effect.key });
+    this.wake();
+    return id;
+  }
+
+  /** Tells the outbox there is work. */
+  wake(): void {
+    this.#notify("wake", {});
+  }
+
+  /** Tells the outbox an account's settings changed. */
+  accountChanged(connector: string, account: string): void {
+    this.#notify("account-changed", { connector, account });
+  }
+
+  close(): void {
+    for (const channel of this.#channels) channel.close();
+    this.#server?.close();
+  }
+
+  #notify<K extends keyof OutboxHostNotices & string>(kind: K, body: OutboxHostNotices[K]): void {
+    for (const channel of this.#channels) {
+      (channel.notify as (k: string, b: unknown) => void)(kind, body);
+      channel.flush();
+    }
+  }
+
+  #accept(channel: HostChannel): void {
+    this.#channels.add(channel);
+    channel.onClose(() => this.#channels.delete(channel));
+    channel.handle("connector-account", ({ connector, account }) => {
+      try {
+        return this.#deps.account(connector, account);
+      } catch (error) {
+        this.#deps.log.error("a connector account could not be opened", { connector, account, error: String(error) });
+        return null;
+      }
+    });
+  }
+}
+
+/** An effect as `/api/outbox` shows it. */
+export interface EffectView {
+  id: string;
+  connector: string | null;
+  effect: string | null;
+  account: string | null;
+  key: string | null;
+  args: unknown;
+  state: "pending" | "running" | "done" | "dead";
+  attempts: number;
+  maxAttempts: number;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  doneAt: string | null;
+  providerId: string | null;
+  receipt: string | null;
+}
+
+const STATES = { pending: ["ready", "claimed"], done: ["done"], dead: ["dead"] } as const;
+export type EffectListState = keyof typeof STATES;
+
+/** The outbox's effects through the engine's journal: lists, one, a dead one retried or dropped. */
+export class OutboxEffects {
+  readonly #engine: EngineLink;
+
+  constructor(engine: EngineLink) {
+    this.#engine = engine;
+  }
+
+  /** Effects in `state`, newest first, `limit` after the cursor `after` (an effect id). */
+  async list(state: EffectListState, after: number | null, limit: number): Promise<{ items: EffectView[]; next: string | null }> {
+    const rows = await this.#engine.request("journal-list", { topic: EFFECT_TOPIC, states: [...STATES[state]], ...(after === null ? {} : { after }), limit: limit + 1, newestFirst: true });
+    const items = rows.slice(0, limit).map(effectView);
+    return { items, next: rows.length > limit ? (items.at(-1)?.id ?? null) : null };
+  }
+
+  async get(id: number): Promise<EffectView | null> {
+    const row = await this.#engine.request("journal-get", { topic: EFFECT_TOPIC, id });
+    return row === null ? null : effectView(row);
+  }
+
+  revive(id: number): Promise<boolean> {
+    return this.#engine.request("journal-revive", { topic: EFFECT_TOPIC, id });
+  }
+
+  drop(id: number): Promise<boolean> {
+    return this.#engine.request("journal-drop", { topic: EFFECT_TOPIC, id });
+  }
+}
+
+
+function effectView(row: JournalListEntry): EffectView {
+  const p = (typeof row.payload === "object" && row.payload !== null ? row.payload : {}) as Record<string, unknown>;
+  const r = (typeof row.result === "object" && row.result !== null ? row.result : {}) as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === "string" ? v : null);
+  return {
+    id: `effect-${row.id}`,
+    connector: text(p.connector),
+    effect: text(p.effect),
+    account: text(p.account),
+    key: row.key,
+    args: p.args ?? null,
+    state: row.state === "ready" ? "pending" : row.state === "claimed" ? "running" : row.state,
+    attempts: row.attempts,
+    maxAttempts: row.maxAttempts,
+    lastError: row.lastError,
+    nextAttemptAt: row.state === "ready" ? new Date(row.availableAt).toISOString() : null,
+    createdAt: new Date(row.createdAt).toISOString(),
+    doneAt: row.doneAt === null ? null : new Date(row.doneAt).toISOString(),
+    providerId: text(r.providerId),
+    receipt: text(r.receipt),
+  };
+}
+
+/** The journal id of an effect id `effect-<n>`, or null. */
+export function effectNumber(id: string): number | null {
+  const m = /^effect-(\d{1,15})$/.exec(id);
+  return m === null ? null : Number(m[1]);
+}

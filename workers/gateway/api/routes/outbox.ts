@@ -1,0 +1,145 @@
+/**
+ * @module The durable outbox and the connectors, as the person sees them:
+ *
+ * ```
+ * GET    /api/outbox?state=pending|done|dead&after=&limit=  → {items: [effect], next}   (newest first; default pending)
+ * GET    /api/outbox/{id}                                   → effect
+ * POST   /api/outbox/{id}/retry                             → effect (a dead one, tried again from its first attempt)   (step-up)
+ * POST   /api/outbox/{id}/drop                              → 204 (a dead one, removed)   (step-up)
+ * POST   /api/outbox/check                                  → 202 effect (a no-op effect through the whole outbox)
+ * GET    /api/settings/integrations/connectors              → {items: [{name, title, description, hosts, effects, accounts}]}
+ * PUT    /api/settings/integrations/connectors/{c}/accounts/{id} {fields, secret?} → the account   (step-up)
+ * DELETE /api/settings/integrations/connectors/{c}/accounts/{id} → 204   (step-up)
+ * ```
+ *
+ * An effect: `{id, connector, effect, account, key, args, state, attempts, maxAttempts, lastError,
+ * nextAttemptAt, createdAt, doneAt, providerId, receipt}` (`receipt`: the effect receipt JWS the
+ * node signed once it was done). Only a dead effect can be retried or dropped (`409 not-dead`
+ * otherwise). No answer holds an account's secret.
+ */
+import type { Context, Hono } from "hono";
+import { HttpProblem, problem } from "../../../../shared/problem.ts";
+import type { ConnectorManifest } from "../../../../shared/connectors/manifest.ts";
+import type { AccountCeremonies } from "../account/ceremonies.ts";
+import { type ApiEnv, sessionOf } from "../api-env.ts";
+import { ACCOUNT_FIELDS, checkAccountFields } from "../connectors/account-fields.ts";
+import { ACCOUNT_ID, type ConnectorAccounts, MAX_ACCOUNTS } from "../connectors/connector-accounts.ts";
+import { effectNumber, type EffectListState, type OutboxEffects, type OutboxHost } from "../connectors/outbox-host.ts";
+import { jsonBody } from "../request-body.ts";
+import { requireSteppedUp } from "../step-up.ts";
+import { badParameter } from "./data-input.ts";
+import { randomUUID } from "node:crypto";
+
+export interface OutboxRouteDeps {
+  readonly outbox: OutboxHost;
+  readonly effects: OutboxEffects;
+  readonly manifests: ReadonlyMap<string, ConnectorManifest>;
+  readonly connectorAccounts: ConnectorAccounts;
+  readonly account: Pick<AccountCeremonies, "context">;
+}
+
+const MAX_SECRET = 4096;
+
+export function mountOutboxRoutes(api: Hono<ApiEnv>, deps: OutboxRouteDeps): void {
+  const { effects } = deps;
+
+  api.get("/api/outbox", async (c) => {
+    sessionOf(c);
+    const state = c.req.query("state") ?? "pending";
+    if (state !== "pending" && state !== "done" && state !== "dead") throw badParameter("state", "state is pending, done or dead");
+    const rawLimit = c.req.query("limit");
+    const limit = rawLimit === undefined ? 50 : /^\d{1,3}$/.test(rawLimit) ? Number(rawLimit) : 0;
+    if (limit < 1 || limit > 200) throw badParameter("limit", "limit is a whole number from 1 to 200");
+    const rawAfter = c.req.query("after");
+    const after = rawAfter === undefined || rawAfter === "" ? null : effectNumber(rawAfter);
+    if (after === null && rawAfter !== undefined && rawAfter !== "") throw badParameter("after", "after is an effect id from an earlier page's next");
+    return c.json(await effects.list(state as EffectListState, after, limit));
+  });
+
+  api.post("/api/outbox/check", async (c) => {
+    sessionOf(c);
+    const id = await deps.outbox.queue({ connector: "noop", effect: "nothing", account: null, args: {}, key: `check-${randomUUID()}` });
+    return c.json(await effects.get(id), 202);
+  });
+
+  api.get("/api/outbox/:id", async (c) => {
+    sessionOf(c);
+    return c.json(await effectOf(c));
+  });
+
+  api.post("/api/outbox/:id/retry", async (c) => {
+    sessionOf(c);
+    requireSteppedUp(c, deps.account);
+    const effect = await effectOf(c);
+    if (effect.state !== "dead" || !(await effects.revive(effectNumber(effect.id) as number))) throw notDead();
+    deps.outbox.wake();
+    return c.json(await effects.get(effectNumber(effect.id) as number));
+  });
+
+  api.post("/api/outbox/:id/drop", async (c) => {
+    sessionOf(c);
+    requireSteppedUp(c, deps.account);
+    const effect = await effectOf(c);
+    if (effect.state !== "dead" || !(await effects.drop(effectNumber(effect.id) as number))) throw notDead();
+    return c.body(null, 204);
+  });
+
+  api.get("/api/settings/integrations/connectors", (c) => {
+    sessionOf(c);
+    const items = [...deps.manifests.values()].map((m) => ({
+      name: m.name,
+      title: m.title,
+      description: m.description,
+      hosts: m.hosts,
+      effects: m.effects,
+      queue: m.queue,
+      retry: m.retry,
+      accountFields: Object.keys(ACCOUNT_FIELDS[m.name] ?? {}),
+      accounts: deps.connectorAccounts.list(m.name),
+    }));
+    return c.json({ items });
+  });
+
+  api.put("/api/settings/integrations/connectors/:connector/accounts/:id", async (c) => {
+    sessionOf(c);
+    requireSteppedUp(c, deps.account);
+    const connector = connectorOf(c);
+    const id = c.req.param("id");
+    if (!ACCOUNT_ID.test(id)) throw badParameter("id", "an account id is 1 to 40 of a-z 0-9 -, starting with a letter or digit");
+    const body = await jsonBody(c, ["fields", "secret"]);
+    const checked = checkAccountFields(connector, body.fields);
+    const errors = checked.ok ? [] : [...checked.errors];
+    if (body.secret !== undefined && body.secret !== null && (typeof body.secret !== "string" || body.secret.length > MAX_SECRET)) {
+      errors.push({ pointer: "#/secret", detail: `a text of at most ${MAX_SECRET} characters, or null for none` });
+    }
+    if (!checked.ok || errors.length > 0) throw new HttpProblem(problem(400, "malformed-body", errors.map((e) => `${e.pointer}: ${e.detail}`).join("; "), errors));
+    if (deps.connectorAccounts.get(connector, id) === null && deps.connectorAccounts.list(connector).length >= MAX_ACCOUNTS) {
+      throw new HttpProblem(problem(409, "too-many-accounts", `a connector keeps at most ${MAX_ACCOUNTS} accounts: delete one first`));
+    }
+    return c.json(deps.connectorAccounts.set(connector, id, checked.fields, body.secret as string | null | undefined));
+  });
+
+  api.delete("/api/settings/integrations/connectors/:connector/accounts/:id", (c) => {
+    sessionOf(c);
+    requireSteppedUp(c, deps.account);
+    if (!deps.connectorAccounts.delete(connectorOf(c), c.req.param("id"))) throw new HttpProblem(problem(404, "not-found", "no such account"));
+    return c.body(null, 204);
+  });
+
+  function connectorOf(c: Context<ApiEnv>): string {
+    const name = c.req.param("connector") ?? "";
+    if (!deps.manifests.has(name) || ACCOUNT_FIELDS[name] === undefined) throw new HttpProblem(problem(404, "not-found", "no connector with accounts of that name"));
+    return name;
+  }
+
+  async function effectOf(c: Context<ApiEnv>): Promise<NonNullable<Awaited<ReturnType<OutboxEffects["get"]>>>> {
+    const n = effectNumber(c.req.param("id") ?? "");
+    const effect = n === null ? null : await effects.get(n);
+    if (effect === null) throw new HttpProblem(problem(404, "not-found", "no such effect"));
+    return effect;
+  }
+}
+
+function notDead(): HttpProblem {
+  return new HttpProblem(problem(409, "not-dead", "only a dead effect can be retried or dropped"));
+}
