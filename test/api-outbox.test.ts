@@ -46,6 +46,8 @@ async function smtpDouble() {
       });
     },
   });
+  // A client killed mid-session resets its connection: the server says so here, and serves on.
+  server.on("error", () => {});
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.server.address() as AddressInfo).port;
   return { server, port, deliveries, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };

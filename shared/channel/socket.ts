@@ -4,7 +4,7 @@
  * kernel's limit falls back to a short one in the temp directory derived from it.
  */
 import { createHash } from "node:crypto";
-import { rmSync } from "node:fs";
+import { chmodSync, rmSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,6 +36,23 @@ export function listenChannels<Out extends RequestMap, In extends RequestMap>(
       resolve(server);
     });
   });
+}
+
+/**
+ * `listenChannels` for a socket only this user may open: created under a umask that leaves it
+ * 0600 from its first moment, then set to 0600 again (a umask is process-wide and brief).
+ */
+export async function listenPrivateChannels<Out extends RequestMap, In extends RequestMap>(path: string, accept: (channel: Channel<Out, In>) => void): Promise<Server> {
+  const umask = process.umask(0o177);
+  let listening: Promise<Server>;
+  try {
+    listening = listenChannels<Out, In>(path, accept);
+  } finally {
+    process.umask(umask);
+  }
+  const server = await listening;
+  chmodSync(socketPath(path), 0o600);
+  return server;
 }
 
 /** Connects to a channel socket, retrying while it does not exist yet (its owner is starting). */

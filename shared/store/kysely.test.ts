@@ -14,7 +14,7 @@ test("Kysely reads and writes the migrated store through the node:sqlite adapter
   const db = openDatabase(join(dir, "charter.db"));
   assert.deepEqual(migrate(db), [1, 2, 3, 4, 5, 6]);
   assert.deepEqual(migrate(db), [], "migrating twice does nothing");
-  assert.equal(schemaVersion(db), 5);
+  assert.equal(schemaVersion(db), 6);
   const k = kyselyFor<StoreTables>(db);
   await k.insertInto("tenants").values({ handle: "acme", did: "did:key:z6Mk", created_at: 1, created_by: null }).execute();
   await k.insertInto("tenant_roles").values([

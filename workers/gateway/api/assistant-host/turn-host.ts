@@ -6,10 +6,9 @@
  * waited for is decided) is a `turn` entry of the journal, written before the assistant is woken,
  * so a turn is never lost to a crash of either worker.
  */
-import { chmodSync } from "node:fs";
 import type { Server } from "node:net";
 import type { Channel } from "../../../../shared/channel/channel.ts";
-import { listenChannels, socketPath } from "../../../../shared/channel/socket.ts";
+import { listenPrivateChannels } from "../../../../shared/channel/socket.ts";
 import type { Logger } from "../../../../shared/log.ts";
 import type { AssistantHostNotices, AssistantHostRequests, AssistantNotices, RecordedStep, TurnHead, TurnWrite } from "../../../../shared/protocol/assistant.ts";
 import type { EngineLink } from "../../../../shared/worker/engine-link.ts";
@@ -62,15 +61,7 @@ export class TurnHost {
 
   /** Listens for the assistant worker. */
   async listen(path: string): Promise<void> {
-    const umask = process.umask(0o177);
-    let listening: Promise<Server>;
-    try {
-      listening = listenChannels<AssistantHostNotices & Record<string, never>, AssistantHostRequests>(path, (channel) => this.#accept(channel as unknown as HostChannel));
-    } finally {
-      process.umask(umask);
-    }
-    this.#server = await listening;
-    chmodSync(socketPath(path), 0o600);
+    this.#server = await listenPrivateChannels<AssistantHostNotices & Record<string, never>, AssistantHostRequests>(path, (channel) => this.#accept(channel as unknown as HostChannel));
   }
 
   /** Whether an assistant worker is connected now. */

@@ -5,10 +5,9 @@
  * entry (topic `effect`) with its idempotency key, written before anything is acted on, after
  * which the outbox is woken.
  */
-import { chmodSync } from "node:fs";
 import type { Server } from "node:net";
 import type { Channel } from "../../../../shared/channel/channel.ts";
-import { listenChannels, socketPath } from "../../../../shared/channel/socket.ts";
+import { listenPrivateChannels } from "../../../../shared/channel/socket.ts";
 import type { ConnectorManifest } from "../../../../shared/connectors/manifest.ts";
 import type { ConnectorAccountConfig, OutboxHostNotices, OutboxHostRequests } from "../../../../shared/protocol/outbox.ts";
 import type { JournalListEntry } from "../../../../shared/journal.ts";
@@ -47,15 +46,7 @@ export class OutboxHost {
   }
 
   async listen(path: string): Promise<void> {
-    const umask = process.umask(0o177);
-    let listening: Promise<Server>;
-    try {
-      listening = listenChannels<OutboxHostNotices & Record<string, never>, OutboxHostRequests>(path, (channel) => this.#accept(channel as unknown as HostChannel));
-    } finally {
-      process.umask(umask);
-    }
-    this.#server = await listening;
-    chmodSync(socketPath(path), 0o600);
+    this.#server = await listenPrivateChannels<OutboxHostNotices & Record<string, never>, OutboxHostRequests>(path, (channel) => this.#accept(channel as unknown as HostChannel));
   }
 
   /** Queues an effect (once per key) and wakes the outbox; the journal entry's id. Throws RangeError for an effect no connector declares. */

@@ -4,10 +4,9 @@
  * deliveries with (opened from settings here; they travel only this channel, mode 0600), tells the
  * listener when one changed, and hears where the listener serves.
  */
-import { chmodSync } from "node:fs";
 import type { Server } from "node:net";
 import type { Channel } from "../../../../shared/channel/channel.ts";
-import { listenChannels, socketPath } from "../../../../shared/channel/socket.ts";
+import { listenPrivateChannels } from "../../../../shared/channel/socket.ts";
 import type { Logger } from "../../../../shared/log.ts";
 import type { HookHostNotices, HookHostRequests, HookListenerNotices, HookSource } from "../../../../shared/protocol/outbox.ts";
 
@@ -30,15 +29,7 @@ export class HookHost {
 
   /** Listens for the listener on `path` (mode 0600: only this user's processes may ask for the secrets). */
   async listen(path: string): Promise<void> {
-    const umask = process.umask(0o177);
-    let listening: Promise<Server>;
-    try {
-      listening = listenChannels<HookHostNotices & Record<string, never>, HookHostRequests>(path, (channel) => this.accept(channel as unknown as HostChannel));
-    } finally {
-      process.umask(umask);
-    }
-    this.#server = await listening;
-    chmodSync(socketPath(path), 0o600);
+    this.#server = await listenPrivateChannels<HookHostNotices & Record<string, never>, HookHostRequests>(path, (channel) => this.accept(channel as unknown as HostChannel));
   }
 
   /** Serves one connection of the listener (a host of another socket may hand its connections here). */
