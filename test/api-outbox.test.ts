@@ -186,8 +186,9 @@ describe("the durable outbox", () => {
       const listed = await api.call("POST", "/api/setup/model/models", { cookie, body: { connection: "redirecting" } });
       assert.ok(listed.status >= 400 && listed.status < 600 && listed.status !== 500, JSON.stringify(listed.body));
       assert.equal(reached, 0, "the undeclared host was never reached");
-      const log = readFileSync(join(node.dataDir, "logs", "charter.log"), "utf8");
-      assert.match(log, new RegExp(`"msg":"egress refused","host":"127\\.0\\.0\\.1","port":${(elsewhere.address() as AddressInfo).port}`));
+      // The supervisor writes the workers' lines to the log as they come: wait for the line.
+      const line = new RegExp(`"msg":"egress refused","host":"127\\.0\\.0\\.1","port":${(elsewhere.address() as AddressInfo).port}`);
+      await waitFor("the refusal in the log", () => (line.test(readFileSync(join(node.dataDir, "logs", "charter.log"), "utf8")) ? true : undefined));
     } finally {
       redirecting.close();
       elsewhere.close();

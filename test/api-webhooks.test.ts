@@ -377,8 +377,8 @@ describe("the webhook listener", () => {
     await stepUp(api, auth, cookie);
     assert.equal((await call("DELETE", "/api/settings/integrations/webhooks/secrets/mastodon")).status, 204);
     const body = JSON.stringify({ event: "status.created", object: { id: "2", content: "After removal" } });
-    await waitFor("the listener told", async () => ((await mastodon(body)).status === 503 ? true : undefined), 5000);
+    await waitFor("the listener told", async () => ((await mastodon(body)).status === 503 ? true : undefined), 20_000);
     assert.equal((await call("PUT", "/api/settings/integrations/webhooks/secrets/mastodon", { secret: "a new one" })).status, 200);
-    await waitFor("the new secret in use", async () => ((await mastodon(body, "mastodon", "a new one")).status === 202 ? true : undefined), 5000);
+    await waitFor("the new secret in use", async () => ((await mastodon(body, "mastodon", "a new one")).status === 202 ? true : undefined), 20_000);
   });
 });
