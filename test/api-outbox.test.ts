@@ -96,6 +96,15 @@ describe("the durable outbox", () => {
     assert.equal(receipt.value.attempts, 1);
     const list = await api.call("GET", "/api/outbox?state=done", { cookie });
     assert.ok((list.body.items as { id: string }[]).some((e) => e.id === queued.body.id));
+    // Pages, newest first, by the opaque cursor of the list convention.
+    const second = await api.call("POST", "/api/outbox/check", { cookie });
+    await until(second.body.id as string, "done");
+    const first = await api.call("GET", "/api/outbox?state=done&limit=1", { cookie });
+    assert.deepEqual((first.body.items as { id: string }[]).map((e) => e.id), [second.body.id]);
+    assert.equal(typeof first.body.next, "string");
+    const next = await api.call("GET", `/api/outbox?state=done&limit=1&after=${first.body.next as string}`, { cookie });
+    assert.deepEqual((next.body.items as { id: string }[]).map((e) => e.id), [queued.body.id]);
+    assert.equal(next.body.next, null);
   });
 
   it("keeps an account's secret out of every answer and declares its hosts", async () => {

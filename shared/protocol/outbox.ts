@@ -6,6 +6,28 @@
  * and the gateway tells the outbox when there is work (`wake`) or an account changed.
  */
 
+/** The journal topic of effects: each entry one effect, keyed by its idempotency key. */
+export const EFFECT_TOPIC = "effect";
+
+/** What an effect's journal entry holds (never a secret: an account is named, its settings asked for when the effect runs). */
+export interface EffectPayload {
+  readonly connector: string;
+  readonly effect: string;
+  readonly account: string | null;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+/** An entry's payload as an effect, or why it is not one (never throws: it reads only the four known fields). */
+export function effectPayload(raw: unknown): EffectPayload | string {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return "the effect's entry is not an object";
+  const p = raw as Record<string, unknown>;
+  if (typeof p.connector !== "string" || typeof p.effect !== "string") return "the effect's entry names no connector and effect";
+  if (p.account !== undefined && p.account !== null && typeof p.account !== "string") return "the effect's account is not a name";
+  const args = p.args ?? {};
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return "the effect's arguments are not an object";
+  return { connector: p.connector, effect: p.effect, account: typeof p.account === "string" ? p.account : null, args: args as Record<string, unknown> };
+}
+
 /** A connector account's settings as the outbox needs them to act. */
 export interface ConnectorAccountConfig {
   readonly connector: string;

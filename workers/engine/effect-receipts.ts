@@ -7,8 +7,7 @@
 import { signEffectReceipt, type EffectDone } from "../../shared/connectors/effect-receipt.ts";
 import type { KeyPair } from "../../shared/identity/index.ts";
 import type { Journal } from "../../shared/journal.ts";
-
-export const EFFECT_TOPIC = "effect";
+import { EFFECT_TOPIC, effectPayload } from "../../shared/protocol/outbox.ts";
 
 /** The receipts of the entries completed, by id; an entry the claimant no longer holds is left out. */
 export function completeEffects(journal: Journal, nodeKey: KeyPair, claimant: string, done: readonly EffectDone[], now = Date.now()): { id: number; receipt: string }[] {
@@ -16,12 +15,12 @@ export function completeEffects(journal: Journal, nodeKey: KeyPair, claimant: st
   for (const d of done) {
     const entry = journal.get(EFFECT_TOPIC, d.id);
     if (entry === null || entry.state !== "claimed") continue;
-    const payload = entry.payload as { connector?: unknown; effect?: unknown } | null;
+    const payload = effectPayload(entry.payload);
     const receipt = signEffectReceipt(nodeKey, {
       id: `effect-${d.id}`,
       key: entry.key,
-      connector: typeof payload?.connector === "string" ? payload.connector : "?",
-      effect: typeof payload?.effect === "string" ? payload.effect : "?",
+      connector: typeof payload === "string" ? "?" : payload.connector,
+      effect: typeof payload === "string" ? "?" : payload.effect,
       providerId: typeof d.providerId === "string" ? d.providerId.slice(0, 500) : null,
       attempts: entry.attempts,
       doneAt: new Date(now).toISOString(),

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { backoffMs, effectPayload } from "./effect-runner.ts";
+import { effectPayload } from "../../shared/protocol/outbox.ts";
+import { backoffMs } from "./effect-runner.ts";
 
 describe("the effect runner's pure parts", () => {
   it("backs off exponentially, capped, with jitter between half and all of the delay", () => {

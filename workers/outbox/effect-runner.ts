@@ -13,11 +13,10 @@ import PQueue from "p-queue";
 import type { ConnectorManifest } from "../../shared/connectors/manifest.ts";
 import type { JournalEntry } from "../../shared/journal.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { ConnectorAccountConfig } from "../../shared/protocol/outbox.ts";
+import { type ConnectorAccountConfig, EFFECT_TOPIC, type EffectPayload, effectPayload } from "../../shared/protocol/outbox.ts";
 import type { EngineLink } from "../../shared/worker/engine-link.ts";
 import { type Connector, PermanentEffectError } from "./connectors/connector.ts";
 
-export const EFFECT_TOPIC = "effect";
 /** An effect's attempt is given this long before it is abandoned (and retried). */
 const ATTEMPT_TIMEOUT_MS = 120_000;
 /** A claim is this worker's this long: longer than an attempt, so a live worker never loses one it is running. */
@@ -26,14 +25,6 @@ const LEASE_MS = ATTEMPT_TIMEOUT_MS + 60_000;
 const CLAIM_BATCH = 512;
 const MAX_IN_FLIGHT = 2048;
 const POLL_MS = 1000;
-
-/** What the journal's entry of an effect holds. */
-export interface EffectPayload {
-  readonly connector: string;
-  readonly effect: string;
-  readonly account: string | null;
-  readonly args: Readonly<Record<string, unknown>>;
-}
 
 export interface EffectRunnerDeps {
   readonly engine: EngineLink;
@@ -129,7 +120,15 @@ export class EffectRunner {
   }
 
   async #perform(entry: JournalEntry, payload: EffectPayload, manifest: ConnectorManifest, connector: Connector): Promise<void> {
-    const signal = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
+    const controller = new AbortController();
+    const signal = controller.signal;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(new Error(`the attempt took longer than ${ATTEMPT_TIMEOUT_MS / 1000} s`));
+      }, ATTEMPT_TIMEOUT_MS);
+    });
     try {
       let account: ConnectorAccountConfig | null = null;
       if (connector.needsAccount) {
@@ -139,12 +138,14 @@ export class EffectRunner {
       }
       const outcome = await Promise.race([
         connector.perform(payload.effect, { id: entry.id, key: entry.key ?? `effect-${entry.id}`, attempts: entry.attempts, args: payload.args, account, signal }),
-        new Promise<never>((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error(`the attempt took longer than ${ATTEMPT_TIMEOUT_MS / 1000} s`)), { once: true })),
+        timedOut,
       ]);
       this.#done.push({ id: entry.id, providerId: outcome.providerId });
       void this.#flush();
     } catch (error) {
       await this.#fail(entry, error, manifest);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -212,15 +213,4 @@ export class EffectRunner {
       };
     });
   }
-}
-
-/** The entry's payload as an effect, or why it is not one. */
-export function effectPayload(raw: unknown): EffectPayload | string {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return "the effect's entry is not an object";
-  const p = raw as Record<string, unknown>;
-  if (typeof p.connector !== "string" || typeof p.effect !== "string") return "the effect's entry names no connector and effect";
-  if (p.account !== undefined && p.account !== null && typeof p.account !== "string") return "the effect's account is not a name";
-  const args = p.args ?? {};
-  if (typeof args !== "object" || args === null || Array.isArray(args)) return "the effect's arguments are not an object";
-  return { connector: p.connector, effect: p.effect, account: typeof p.account === "string" ? p.account : null, args: args as Record<string, unknown> };
 }

@@ -9,25 +9,18 @@ import type { Server } from "node:net";
 import type { Channel } from "../../../../shared/channel/channel.ts";
 import { listenPrivateChannels } from "../../../../shared/channel/socket.ts";
 import type { ConnectorManifest } from "../../../../shared/connectors/manifest.ts";
-import type { ConnectorAccountConfig, OutboxHostNotices, OutboxHostRequests } from "../../../../shared/protocol/outbox.ts";
+import { type ConnectorAccountConfig, EFFECT_TOPIC, type EffectPayload, effectPayload, type OutboxHostNotices, type OutboxHostRequests } from "../../../../shared/protocol/outbox.ts";
 import type { JournalListEntry } from "../../../../shared/journal.ts";
 import type { Logger } from "../../../../shared/log.ts";
 import type { EngineLink } from "../../../../shared/worker/engine-link.ts";
 
 type HostChannel = Channel<OutboxHostNotices & Record<string, never>, OutboxHostRequests>;
 
-export const EFFECT_TOPIC = "effect";
 /** The largest arguments an effect may carry, as JSON. */
 export const MAX_EFFECT_ARGS = 12 * 1024 * 1024;
 
-export interface QueueEffect {
-  readonly connector: string;
-  readonly effect: string;
-  readonly account: string | null;
-  readonly args: Readonly<Record<string, unknown>>;
-  /** The effect's idempotency key: queuing the same key again queues nothing more. */
-  readonly key: string;
-}
+/** An effect to queue: what its entry holds, and its idempotency key (queuing the same key again queues nothing more). */
+export type QueueEffect = EffectPayload & { readonly key: string };
 
 export interface OutboxHostDeps {
   readonly engine: EngineLink;
@@ -53,7 +46,7 @@ export class OutboxHost {
   async queue(effect: QueueEffect): Promise<number> {
     const manifest = this.#deps.manifests.get(effect.connector);
     if (manifest?.effects[effect.effect] === undefined) throw new RangeError(`no connector declares ${effect.connector}.${effect.effect}`);
-    const payload = { connector: effect.connector, effect: effect.effect, account: effect.account, args: effect.args };
+    const payload: EffectPayload = { connector: effect.connector, effect: effect.effect, account: effect.account, args: effect.args };
     if (JSON.stringify(payload).length > MAX_EFFECT_ARGS) throw new RangeError("the effect's arguments are too large");
     const { id } = await this.#deps.engine.request("journal-append", { topic: EFFECT_TOPIC, payload, key: effect.key });
     this.wake();
@@ -149,16 +142,17 @@ export class OutboxEffects {
 
 
 function effectView(row: JournalListEntry): EffectView {
-  const p = (typeof row.payload === "object" && row.payload !== null ? row.payload : {}) as Record<string, unknown>;
+  const p = effectPayload(row.payload);
+  const effect = typeof p === "string" ? null : p;
   const r = (typeof row.result === "object" && row.result !== null ? row.result : {}) as Record<string, unknown>;
   const text = (v: unknown) => (typeof v === "string" ? v : null);
   return {
     id: `effect-${row.id}`,
-    connector: text(p.connector),
-    effect: text(p.effect),
-    account: text(p.account),
+    connector: effect?.connector ?? null,
+    effect: effect?.effect ?? null,
+    account: effect?.account ?? null,
     key: row.key,
-    args: p.args ?? null,
+    args: effect?.args ?? null,
     state: row.state === "ready" ? "pending" : row.state === "claimed" ? "running" : row.state,
     attempts: row.attempts,
     maxAttempts: row.maxAttempts,

@@ -25,6 +25,7 @@ import { type ApiEnv, sessionOf } from "../api-env.ts";
 import { ACCOUNT_FIELDS, checkAccountFields } from "../connectors/account-fields.ts";
 import { ACCOUNT_ID, type ConnectorAccounts, MAX_ACCOUNTS } from "../connectors/connector-accounts.ts";
 import { effectNumber, type EffectListState, type OutboxEffects, type OutboxHost } from "../connectors/outbox-host.ts";
+import { pageRequest } from "../list-page.ts";
 import { jsonBody } from "../request-body.ts";
 import { requireSteppedUp } from "../step-up.ts";
 import { badParameter } from "./data-input.ts";
@@ -47,13 +48,11 @@ export function mountOutboxRoutes(api: Hono<ApiEnv>, deps: OutboxRouteDeps): voi
     sessionOf(c);
     const state = c.req.query("state") ?? "pending";
     if (state !== "pending" && state !== "done" && state !== "dead") throw badParameter("state", "state is pending, done or dead");
-    const rawLimit = c.req.query("limit");
-    const limit = rawLimit === undefined ? 50 : /^\d{1,3}$/.test(rawLimit) ? Number(rawLimit) : 0;
-    if (limit < 1 || limit > 200) throw badParameter("limit", "limit is a whole number from 1 to 200");
-    const rawAfter = c.req.query("after");
-    const after = rawAfter === undefined || rawAfter === "" ? null : effectNumber(rawAfter);
-    if (after === null && rawAfter !== undefined && rawAfter !== "") throw badParameter("after", "after is an effect id from an earlier page's next");
-    return c.json(await effects.list(state as EffectListState, after, limit));
+    const page = pageRequest(c);
+    const after = page.after === null ? null : effectNumber(page.after);
+    if (page.after !== null && after === null) throw badParameter("after", "after is a cursor from an earlier page's next");
+    const listed = await effects.list(state as EffectListState, after, page.limit);
+    return c.json({ items: listed.items, next: listed.next === null ? null : Buffer.from(listed.next, "utf8").toString("base64url") });
   });
 
   api.post("/api/outbox/check", async (c) => {
