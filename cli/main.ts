@@ -27,6 +27,10 @@ const commands: Record<string, Command> = {
   contracts: { summary: "list installed contracts (contracts list [--tenant T])", load: () => import("./commands/contracts.ts") },
   command: { summary: "sign a command with a key file and send it to a node (--tenant T --key FILE --args JSON); prints the receipt", load: () => import("./commands/command.ts") },
   verify: { summary: "check a receipt's signature against a node's identity (--node URL) or a did:key (--did)", load: () => import("./commands/verify.ts") },
+  backup: { summary: "back the data directory up into DEST while the node runs (backup DEST [--data DIR]); checked, with a manifest", load: () => import("./commands/backup.ts") },
+  restore: { summary: "restore a backup onto a stopped, empty data directory (restore SRC --data DIR)", load: () => import("./commands/restore.ts") },
+  "install-service": { summary: "write the systemd unit that runs the node as a service ([--user U] [--data DIR] [--out PATH])", load: () => import("./commands/install-service.ts") },
+  release: { summary: "the operator's releases: keygen (a release key), build (a signed release of this project), verify", load: () => import("./commands/release.ts") },
   tui: { summary: "the server console: overview, contracts, tenants, activity, logs, connectivity (read-only)", load: () => import("./commands/tui.ts") },
 };
 

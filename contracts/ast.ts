@@ -139,6 +139,21 @@ export interface Assignment {
   readonly span: Span;
 }
 
+/** `NAME = EXPR`, one field of an `effect` clause. */
+export interface EffectField {
+  readonly name: Ident;
+  readonly value: Expr;
+  readonly text: string;
+  readonly span: Span;
+}
+
+/** `effect KIND { FIELD = EXPR … }`: something the outbox does once the command is committed. */
+export interface EffectDecl {
+  readonly effect: Ident;
+  readonly fields: readonly EffectField[];
+  readonly span: Span;
+}
+
 export interface ActionDecl {
   readonly kind: "ActionDecl";
   readonly name: Ident;
@@ -150,6 +165,8 @@ export interface ActionDecl {
   readonly durability: { readonly mode: "memory" | "local" | "quorum"; readonly span: Span } | null;
   readonly validate: readonly Condition[];
   readonly apply: readonly Assignment[];
+  /** The effects the action declares, in the order written (empty: none). */
+  readonly effects: readonly EffectDecl[];
   readonly span: Span;
 }
 

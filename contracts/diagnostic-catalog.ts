@@ -75,6 +75,11 @@ export const catalog = {
     message: (index: string, privateField: string, publicField: string) =>
       `fulltext index ${index} mixes private field \`${privateField}\` with public field \`${publicField}\`: a search's scores would reveal the private text's length; index public fields only (private fields may have an index of their own)`,
   },
+  C0229: { phase: "validation", message: (action: string, max: number) => `action ${action} declares more than ${max} effects` },
+  C0230: { phase: "validation", message: (effect: string, known: string) => `unknown effect \`${effect}\`: the effects are ${known}` },
+  C0231: { phase: "validation", message: (effect: string, field: string, fields: string) => `effect ${effect} has no field \`${field}\`; its fields are ${fields}` },
+  C0232: { phase: "validation", message: (field: string, effect: string) => `\`${field}\` is set more than once in effect ${effect}` },
+  C0233: { phase: "validation", message: (effect: string, missing: string) => `effect ${effect} needs ${missing}` },
 
   // Types
   C0301: { phase: "type", message: (what: string, found: string) => `${what} must be Bool, found ${found}` },
@@ -112,6 +117,13 @@ export const catalog = {
     message: (action: string, bytes: number, limit: number) =>
       `action ${action} needs up to ${bytes} bytes of program memory (state, arguments, text literals and the values it builds), over the limit of ${formatBytes(limit)}`,
   },
+
+  C0326: {
+    phase: "type",
+    message: (field: string, effect: string) => `\`${field}\` of effect ${effect} is a template: text, numbers, parameters, state.FIELD and context.signer or context.time joined by +`,
+    hint: () => "compute anything else in apply, into a field, and name the field here",
+  },
+  C0327: { phase: "type", message: (field: string, effect: string, type: string) => `\`${field}\` of effect ${effect} cannot hold ${type}` },
 
   // Queries
   C0401: { phase: "query", message: (name: string) => `unknown query source \`${name}\`: not an aggregate of this contract or an installed collection` },

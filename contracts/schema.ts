@@ -6,7 +6,8 @@
  * that comments count too. Lines (for refusals) are those of the Markdown file.
  */
 import { createHash } from "node:crypto";
-import type { AggregateDecl, Contract, EnumDecl, Expr, MigrateDecl, QueryDecl, RecordDecl, Type } from "./ast.ts";
+import type { AggregateDecl, Contract, EffectDecl, EnumDecl, Expr, MigrateDecl, QueryDecl, RecordDecl, Type } from "./ast.ts";
+import { templateParts } from "./check/effects.ts";
 import type { MemoryLayout } from "./layout.ts";
 import { aggregatesOf, resolved } from "./layout.ts";
 
@@ -41,6 +42,26 @@ export interface SchemaAction {
   readonly durability: "memory" | "local" | "quorum";
   readonly validate: readonly { readonly text: string; readonly line: number }[];
   readonly apply: readonly { readonly field: string; readonly text: string; readonly line: number }[];
+  /** The effects the action declares; absent when it declares none (so older contracts keep their artifact ids). */
+  readonly effects?: readonly SchemaEffect[];
+}
+
+/**
+ * One part of an effect field's template: literal text (a number, `true`/`false` or an enum value
+ * already written as text), a parameter, a field of the record's state after the action, or
+ * `context.signer`/`context.time`.
+ */
+export type EffectPart =
+  | { readonly text: string }
+  | { readonly param: string }
+  | { readonly state: string }
+  | { readonly context: "signer" | "time" };
+
+/** `effect KIND { … }` as the engine renders it once the command is accepted. */
+export interface SchemaEffect {
+  readonly effect: string;
+  readonly line: number;
+  readonly fields: readonly { readonly field: string; readonly parts: readonly EffectPart[] }[];
 }
 
 export interface Schema {
@@ -145,8 +166,37 @@ function actionSchemas(agg: AggregateDecl, lineOf: (offset: number) => number): 
       durability: a.durability?.mode ?? "quorum",
       validate: a.validate.map((c) => ({ text: c.text, line: lineOf(c.span[0]) })),
       apply: a.apply.map((s) => ({ field: s.field.name, text: s.text, line: lineOf(s.span[0]) })),
+      ...(a.effects.length === 0 ? {} : { effects: a.effects.map((e) => effectSchema(e, lineOf)) }),
     }];
   });
+}
+
+function effectSchema(e: EffectDecl, lineOf: (offset: number) => number): SchemaEffect {
+  return {
+    effect: e.effect.name,
+    line: lineOf(e.span[0]),
+    fields: e.fields.map((f) => ({ field: f.name.name, parts: templateParts(f.value).map(effectPart) })),
+  };
+}
+
+/** A checked template part as the schema keeps it (effects.ts allows nothing else). */
+function effectPart(e: Expr): EffectPart {
+  switch (e.kind) {
+    case "TextLit":
+      return { text: e.value };
+    case "IntLit":
+      return { text: e.value };
+    case "BoolLit":
+      return { text: e.value ? "true" : "false" };
+    case "Name":
+      return e.resolved?.kind === "enum-value" ? { text: e.resolved.value } : { param: e.name };
+    case "StateField":
+      return { state: e.field.name };
+    case "Context":
+      return { context: e.field.name === "time" ? "time" : "signer" };
+    default:
+      throw new Error(`an effect template part cannot be ${e.kind} (the checker reports it)`);
+  }
 }
 
 function querySchema(q: QueryDecl): unknown {

@@ -111,6 +111,7 @@ export const problemCatalog = {
   "query-failed": { status: 422, title: "The query cannot be answered" },
   "query-not-supported": { status: 501, title: "Query not supported" },
   "not-replicated": { status: 409, title: "Not a replicated engine" },
+  "effects-replicated": { status: 409, title: "Effects are not queued by a replicated engine" },
 
   // Limits.
   "rate-limited": { status: 429, title: "Too Many Requests" },
@@ -139,6 +140,7 @@ export const problemCatalog = {
   "commit-timeout": { status: 503, title: "Commit timed out" },
   "leader-stepped-down": { status: 503, title: "Leader stepped down" },
   "model-failed": { status: 502, title: "The model provider failed" },
+  "no-translation-model": { status: 503, title: "No model configured to translate with" },
   "tool-server-failed": { status: 502, title: "The tool server failed" },
   "forward-failed": { status: 503, title: "Leader did not answer" },
   behind: { status: 503, title: "Voter behind the leader" },

@@ -17,6 +17,8 @@ import type { Lifecycle } from "../shared/protocol/lifecycle.ts";
 import { claimantName, configEnv, dataPaths, type WorkerConfig } from "../shared/worker/config.ts";
 import { defaultRestartPolicy, emptyHistory, onExit, type RestartHistory, type RestartPolicy } from "./restart-policy.ts";
 import type { WorkerSpec } from "./workers.ts";
+import { hostFacts, hostWarnings } from "./host-check.ts";
+import { ReadyNotice } from "./systemd-notify.ts";
 
 /** How long a worker that is not required stays down after it kept failing, before it is tried again. */
 const OPTIONAL_COOL_DOWN_MS = 5 * 60_000;
@@ -67,6 +69,7 @@ export class Supervisor {
   #ready!: (url: string) => void;
   #failedStart!: (error: Error) => void;
   readonly #readyPromise: Promise<string>;
+  readonly #readyNotice: ReadyNotice;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
@@ -80,10 +83,14 @@ export class Supervisor {
       this.#failedStart = reject;
     });
     this.#readyPromise.catch(() => {});
+    // systemd's READY (Type=notify): once the tree serves and, for charter node, the webhook listener is bound.
+    this.#readyNotice = new ReadyNotice({ hooks: options.config.hooks !== undefined, log: this.#log });
   }
 
   /** Starts every worker; resolves with the gateway's URL once all required workers run. */
   start(): Promise<string> {
+    // The minimum host (2 cores, 2 GB free): a warning in the log and on stderr, never a refusal.
+    for (const warning of hostWarnings(hostFacts())) this.#log.warn(warning);
     for (const slot of this.#slots) this.#spawn(slot);
     return this.#readyPromise;
   }
@@ -108,6 +115,7 @@ export class Supervisor {
     if (this.#shutdown !== null) return this.#shutdown;
     if (reason !== undefined) this.#log[code === 0 ? "info" : "error"](reason);
     this.#failedStart(new Error(reason ?? "shut down before start completed"));
+    this.#readyNotice.cancel();
     this.#shutdown = (async () => {
       for (const slot of this.#slots) if (slot.timer !== null) clearTimeout(slot.timer);
       for (const slot of [...this.#slots].reverse()) await this.#drain(slot);
@@ -166,6 +174,7 @@ export class Supervisor {
       const hooks = this.#config.hooks;
       if (hooks !== undefined && hooks.port === 0 && port > 0) this.#config = { ...this.#config, hooks: { port } };
       this.#options.onHooks?.(url);
+      this.#readyNotice.hooksBound();
     });
     control.onNotice("fatal", ({ message }) => void this.shutdown(1, `${spec.name}: ${message}`));
     child.on("exit", (code, signal) => this.#onExit(slot, child, pid, code, signal));
@@ -246,7 +255,10 @@ export class Supervisor {
 
   #checkReady(): void {
     if (this.#url === null || this.#shutdown !== null) return;
-    if (this.#slots.every((s) => !s.spec.required || s.state === "running")) this.#ready(this.#url);
+    if (this.#slots.every((s) => !s.spec.required || s.state === "running")) {
+      this.#ready(this.#url);
+      this.#readyNotice.treeReady();
+    }
   }
 
   #reportPids(): void {

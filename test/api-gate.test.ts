@@ -255,6 +255,19 @@ const BUILT = new Set([
   "PUT /api/settings/integrations/github",
   "DELETE /api/settings/integrations/github",
   "POST /api/calc",
+  "GET /api/comms/list",
+  "GET /api/comms/counts",
+  "GET /api/comms/people",
+  "GET /api/comms/threads/th-123",
+  "POST /api/comms/threads/th-123/reply",
+  "POST /api/comms/threads/th-123/star",
+  "POST /api/comms/threads/th-123/allow",
+  "POST /api/comms/compose",
+  "POST /api/comms/translate",
+  "GET /api/comms/settings",
+  "PUT /api/comms/settings",
+  "GET /api/comms/signatures",
+  "PUT /api/comms/signatures",
   "GET /api/manual/assets/diagram.png",
 ]);
 
@@ -324,7 +337,7 @@ describe("the /api gate of charter node", () => {
     assert.ok(session !== "", "a session from the step before");
     const unknown = [["GET", "/api"], ["GET", "/api/no/such/route"], ["POST", "/api/no/such/route"]] as const;
     const pending = [...SPEC_ROUTES.filter((r) => !PUBLIC.has(key(r)) && !BUILT.has(key(r))), ...unknown];
-    assert.ok(pending.length > 100, `${pending.length} routes`);
+    assert.ok(pending.length > 50, `${pending.length} routes`);
     for (const route of pending) {
       const answer = await api.call(route[0], route[1], { cookie: session });
       assert.equal(answer.status, 404, `${key(route)}: ${JSON.stringify(answer.body)}`);

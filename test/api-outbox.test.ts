@@ -7,13 +7,18 @@
  * declared to the egress guard); bad input.
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SMTPServer } from "smtp-server";
+import { compileContract } from "../contracts/compile.ts";
+import { connectChannel } from "../shared/channel/socket.ts";
 import { verifyEffectReceipt } from "../shared/connectors/effect-receipt.ts";
+import type { AdminRequests } from "../shared/protocol/admin.ts";
+import { messageIdFor } from "../workers/outbox/connectors/email-send.ts";
 import { dataPaths } from "../shared/worker/config.ts";
 import { EngineLink } from "../shared/worker/engine-link.ts";
 import { ApiClient, createAccount, printedSetupCode, stepUp } from "./helpers/api-client.ts";
@@ -224,5 +229,73 @@ describe("the durable outbox", () => {
       body: { fields: { smtpHost: "mail.example.com", smtpPort: 25, smtpSecurity: "none", from: "a@b.example" } },
     });
     assert.equal(remote.status, 400, "no password in clear over the internet");
+  });
+
+  it("queues a contract's declared effects with the accepted command: a PDF document and an email, none for a refusal or while off", async () => {
+    const boot = await api.call("GET", "/api/bootstrap", { cookie });
+    const personal = boot.body.tenant.handle as string;
+    const source = readFileSync(new URL("../contracts/examples/billing.charter.md", import.meta.url), "utf8");
+    const compiled = compileContract(source).artifact;
+    assert.ok(compiled !== undefined);
+    const admin = await connectChannel<AdminRequests, Record<string, never>>(join(node.dataDir, "admin.sock"));
+    try {
+      const artifact = { id: compiled.id, schemaJson: new TextDecoder().decode(compiled.schemaBytes), wasm: Buffer.from(compiled.wasm).toString("base64"), source };
+      assert.ok((await admin.request("install", { tenant: personal, artifact, by: boot.body.person.did })).ok);
+    } finally {
+      admin.close();
+    }
+    const act = (action: string, subject: string, args: Record<string, unknown>) => api.call("POST", "/api/data/act", { cookie, body: { namespace: "acme.billing", action, subject, args } });
+    const declaredBy = async (subject: string) => {
+      const all: Record<string, unknown>[] = [];
+      for (const state of ["pending", "done", "dead"]) all.push(...((await api.call("GET", `/api/outbox?state=${state}&limit=200`, { cookie })).body.items as Record<string, unknown>[]));
+      return all.filter((e) => (e.source as { subject?: string } | null)?.subject === subject);
+    };
+
+    // Off by default: the contract's effects queue nothing.
+    assert.deepEqual((await api.call("GET", "/api/settings/effects", { cookie })).body, { tenant: personal, email: null, pdf: false });
+    assert.equal((await act("Draft", "inv-off", { number: "OFF-1", customer: "off@example.org", total_cents: 100 })).status, 200);
+    assert.equal((await act("Send", "inv-off", { note: "" })).status, 200);
+    assert.deepEqual(await declaredBy("inv-off"), []);
+
+    await stepUp(api, auth, cookie);
+    const bad = await api.call("PUT", "/api/settings/effects", { cookie, body: { email: { account: "nobody" }, pdf: "yes", more: 1 } });
+    assert.equal(bad.status, 400);
+    assert.deepEqual((bad.body.errors as { pointer: string }[]).map((e) => e.pointer).sort(), ["#/more"]);
+    const wrong = await api.call("PUT", "/api/settings/effects", { cookie, body: { email: { account: "nobody" }, pdf: "yes" } });
+    assert.deepEqual((wrong.body.errors as { pointer: string }[]).map((e) => e.pointer).sort(), ["#/email/account", "#/pdf"]);
+    const on = await api.call("PUT", "/api/settings/effects", { cookie, body: { email: { account: "home" }, pdf: true } });
+    assert.equal(on.status, 200, JSON.stringify(on.body));
+
+    assert.equal((await act("Draft", "inv-1", { number: "2026-7", customer: "pay@example.org", total_cents: 1250 })).status, 200);
+    const sent = await act("Send", "inv-1", { note: "Thank you." });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    const receipt = sent.body.receipt as { id: string; seq: number };
+    const queued = await declaredBy("inv-1");
+    assert.deepEqual(queued.map((e) => e.connector).sort(), ["email", "pdf"]);
+    const pdf = await until(queued.find((e) => e.connector === "pdf")?.id as string, "done");
+    const email = await until(queued.find((e) => e.connector === "email")?.id as string, "done");
+    assert.deepEqual(pdf.source, { tenant: personal, namespace: "acme.billing", action: "Send", subject: "inv-1", receipt: receipt.id, seq: receipt.seq });
+    assert.ok(smtp.deliveries.includes(messageIdFor(`${receipt.id}:1`, "home.example")), "the email reached the SMTP server under the effect's Message-ID");
+    assert.ok(verifyEffectReceipt(email.receipt as string, { node: nodeDid }).ok);
+
+    const document = await fetch(`${node.url}/api/outbox/${pdf.id as string}/document`, { headers: { cookie } });
+    assert.equal(document.status, 200);
+    assert.equal(document.headers.get("content-type"), "application/pdf");
+    assert.match(document.headers.get("content-disposition") ?? "", /filename="invoice-2026-7\.pdf"/);
+    const bytes = Buffer.from(await document.arrayBuffer());
+    assert.equal(bytes.subarray(0, 5).toString("latin1"), "%PDF-");
+    assert.equal(`sha256:${createHash("sha256").update(bytes).digest("hex")}`, pdf.providerId);
+    assert.equal((await api.call("GET", `/api/outbox/${email.id as string}/document`, { cookie })).status, 404, "an email is no document");
+    assert.equal((await fetch(`${node.url}/api/outbox/${pdf.id as string}/document`)).status, 401);
+
+    // A refused command queues nothing: the invoice was sent already.
+    assert.equal((await act("Send", "inv-1", { note: "again" })).status, 422);
+    assert.equal((await declaredBy("inv-1")).length, 2);
+
+    // Switched off again: accepted commands queue nothing.
+    assert.equal((await api.call("PUT", "/api/settings/effects", { cookie, body: { email: null, pdf: false } })).status, 200);
+    assert.equal((await act("Draft", "inv-2", { number: "2026-8", customer: "pay@example.org", total_cents: 5 })).status, 200);
+    assert.equal((await act("Send", "inv-2", { note: "" })).status, 200);
+    assert.deepEqual(await declaredBy("inv-2"), []);
   });
 });

@@ -2,10 +2,11 @@
  * @module Checks an action (reference §4): parameters, the required `authorize` line
  * (`state.FIELD` must name an Identity field), `validate` conditions that are Bool, `apply`
  * assignments, and the `merge commute` proof that every apply line adds an Int constant to an Int
- * field, so merged commands give the same state in any order.
+ * field, so merged commands give the same state in any order; and its `effect` clauses (effects.ts).
  */
 import type { ActionDecl, AggregateDecl, Assignment, Expr, Type } from "../ast.ts";
 import { checkAssignments } from "./assignments.ts";
+import { checkEffects } from "./effects.ts";
 import { baseEnv, type ExprEnv } from "./env.ts";
 import { fieldAdvice } from "./advice.ts";
 import { checkExpr } from "./expressions.ts";
@@ -26,6 +27,7 @@ export function checkAction(scope: Scope, aggregate: AggregateDecl, action: Acti
     if (t !== null && t.kind !== "Bool") scope.report("C0301", condition.span, "a validate condition", typeName(t));
   }
   checkAssignments(env, aggregate, action.apply);
+  checkEffects(env, action);
   if (action.merge?.mode === "commute") {
     for (const a of action.apply) if (!commutes(aggregate, a)) scope.report("C0314", a.span);
   }

@@ -226,48 +226,49 @@ function peg$parse(input, options) {
   const peg$c58 = "quorum";
   const peg$c59 = "validate";
   const peg$c60 = "apply";
-  const peg$c61 = "len";
-  const peg$c62 = "<";
-  const peg$c63 = ">";
-  const peg$c64 = "cap";
-  const peg$c65 = "dim";
-  const peg$c66 = "==";
-  const peg$c67 = "!=";
-  const peg$c68 = "<=";
-  const peg$c69 = ">=";
-  const peg$c70 = "-";
-  const peg$c71 = "\"";
-  const peg$c72 = "\\";
-  const peg$c73 = "n";
-  const peg$c74 = "t";
-  const peg$c75 = "r";
-  const peg$c76 = "u{";
-  const peg$c77 = "old.";
-  const peg$c78 = "context.";
-  const peg$c79 = "$";
-  const peg$c80 = "returns";
-  const peg$c81 = "pipe";
-  const peg$c82 = "union";
-  const peg$c83 = "where";
-  const peg$c84 = "sort";
-  const peg$c85 = "asc";
-  const peg$c86 = "desc";
-  const peg$c87 = "take";
-  const peg$c88 = "drop";
-  const peg$c89 = "select";
-  const peg$c90 = "as";
-  const peg$c91 = "let";
-  const peg$c92 = "explode";
-  const peg$c93 = "summarize";
-  const peg$c94 = "by";
-  const peg$c95 = "search";
-  const peg$c96 = "nearest";
-  const peg$c97 = "to";
-  const peg$c98 = "latest";
-  const peg$c99 = "asof";
-  const peg$c100 = "traverse";
-  const peg$c101 = "depth";
-  const peg$c102 = "shortest";
+  const peg$c61 = "effect";
+  const peg$c62 = "len";
+  const peg$c63 = "<";
+  const peg$c64 = ">";
+  const peg$c65 = "cap";
+  const peg$c66 = "dim";
+  const peg$c67 = "==";
+  const peg$c68 = "!=";
+  const peg$c69 = "<=";
+  const peg$c70 = ">=";
+  const peg$c71 = "-";
+  const peg$c72 = "\"";
+  const peg$c73 = "\\";
+  const peg$c74 = "n";
+  const peg$c75 = "t";
+  const peg$c76 = "r";
+  const peg$c77 = "u{";
+  const peg$c78 = "old.";
+  const peg$c79 = "context.";
+  const peg$c80 = "$";
+  const peg$c81 = "returns";
+  const peg$c82 = "pipe";
+  const peg$c83 = "union";
+  const peg$c84 = "where";
+  const peg$c85 = "sort";
+  const peg$c86 = "asc";
+  const peg$c87 = "desc";
+  const peg$c88 = "take";
+  const peg$c89 = "drop";
+  const peg$c90 = "select";
+  const peg$c91 = "as";
+  const peg$c92 = "let";
+  const peg$c93 = "explode";
+  const peg$c94 = "summarize";
+  const peg$c95 = "by";
+  const peg$c96 = "search";
+  const peg$c97 = "nearest";
+  const peg$c98 = "to";
+  const peg$c99 = "latest";
+  const peg$c100 = "asof";
+  const peg$c101 = "traverse";
+  const peg$c102 = "depth";
+  const peg$c103 = "shortest";
 
   const peg$r0 = /^[ \t\r\f\v\xA0\uFEFF]/;
   const peg$r1 = /^[^\n]/;
@@ -358,55 +359,56 @@ function peg$parse(input, options) {
   const peg$e71 = peg$literalExpectation("quorum", false);
   const peg$e72 = peg$literalExpectation("validate", false);
   const peg$e73 = peg$literalExpectation("apply", false);
-  const peg$e74 = peg$literalExpectation("len", false);
-  const peg$e75 = peg$literalExpectation("<", false);
-  const peg$e76 = peg$literalExpectation(">", false);
-  const peg$e77 = peg$literalExpectation("cap", false);
-  const peg$e78 = peg$literalExpectation("dim", false);
-  const peg$e79 = peg$literalExpectation("==", false);
-  const peg$e80 = peg$literalExpectation("!=", false);
-  const peg$e81 = peg$literalExpectation("<=", false);
-  const peg$e82 = peg$literalExpectation(">=", false);
-  const peg$e83 = peg$classExpectation(["<", ">"], false, false, false);
-  const peg$e84 = peg$classExpectation(["+", "-"], false, false, false);
-  const peg$e85 = peg$classExpectation(["%", "*", "/"], false, false, false);
-  const peg$e86 = peg$literalExpectation("-", false);
-  const peg$e87 = peg$literalExpectation("\"", false);
-  const peg$e88 = peg$classExpectation(["\"", "\\", "\n"], true, false, false);
-  const peg$e89 = peg$literalExpectation("\\", false);
-  const peg$e90 = peg$otherExpectation("escape sequence (\\\" \\\\ \\n \\t \\r or \\u{HEX})");
-  const peg$e91 = peg$classExpectation(["\"", "\\"], false, false, false);
-  const peg$e92 = peg$literalExpectation("n", false);
-  const peg$e93 = peg$literalExpectation("t", false);
-  const peg$e94 = peg$literalExpectation("r", false);
-  const peg$e95 = peg$literalExpectation("u{", false);
-  const peg$e96 = peg$classExpectation([["0", "9"], ["a", "f"], ["A", "F"]], false, false, false);
-  const peg$e97 = peg$literalExpectation("old.", false);
-  const peg$e98 = peg$literalExpectation("context.", false);
-  const peg$e99 = peg$literalExpectation("$", false);
-  const peg$e100 = peg$literalExpectation("returns", false);
-  const peg$e101 = peg$literalExpectation("pipe", false);
-  const peg$e102 = peg$literalExpectation("union", false);
-  const peg$e103 = peg$literalExpectation("where", false);
-  const peg$e104 = peg$literalExpectation("sort", false);
-  const peg$e105 = peg$literalExpectation("asc", false);
-  const peg$e106 = peg$literalExpectation("desc", false);
-  const peg$e107 = peg$literalExpectation("take", false);
-  const peg$e108 = peg$literalExpectation("drop", false);
-  const peg$e109 = peg$literalExpectation("select", false);
-  const peg$e110 = peg$literalExpectation("as", false);
-  const peg$e111 = peg$literalExpectation("let", false);
-  const peg$e112 = peg$literalExpectation("explode", false);
-  const peg$e113 = peg$literalExpectation("summarize", false);
-  const peg$e114 = peg$literalExpectation("by", false);
-  const peg$e115 = peg$literalExpectation("search", false);
-  const peg$e116 = peg$literalExpectation("nearest", false);
-  const peg$e117 = peg$literalExpectation("to", false);
-  const peg$e118 = peg$literalExpectation("latest", false);
-  const peg$e119 = peg$literalExpectation("asof", false);
-  const peg$e120 = peg$literalExpectation("traverse", false);
-  const peg$e121 = peg$literalExpectation("depth", false);
-  const peg$e122 = peg$literalExpectation("shortest", false);
+  const peg$e74 = peg$literalExpectation("effect", false);
+  const peg$e75 = peg$literalExpectation("len", false);
+  const peg$e76 = peg$literalExpectation("<", false);
+  const peg$e77 = peg$literalExpectation(">", false);
+  const peg$e78 = peg$literalExpectation("cap", false);
+  const peg$e79 = peg$literalExpectation("dim", false);
+  const peg$e80 = peg$literalExpectation("==", false);
+  const peg$e81 = peg$literalExpectation("!=", false);
+  const peg$e82 = peg$literalExpectation("<=", false);
+  const peg$e83 = peg$literalExpectation(">=", false);
+  const peg$e84 = peg$classExpectation(["<", ">"], false, false, false);
+  const peg$e85 = peg$classExpectation(["+", "-"], false, false, false);
+  const peg$e86 = peg$classExpectation(["%", "*", "/"], false, false, false);
+  const peg$e87 = peg$literalExpectation("-", false);
+  const peg$e88 = peg$literalExpectation("\"", false);
+  const peg$e89 = peg$classExpectation(["\"", "\\", "\n"], true, false, false);
+  const peg$e90 = peg$literalExpectation("\\", false);
+  const peg$e91 = peg$otherExpectation("escape sequence (\\\" \\\\ \\n \\t \\r or \\u{HEX})");
+  const peg$e92 = peg$classExpectation(["\"", "\\"], false, false, false);
+  const peg$e93 = peg$literalExpectation("n", false);
+  const peg$e94 = peg$literalExpectation("t", false);
+  const peg$e95 = peg$literalExpectation("r", false);
+  const peg$e96 = peg$literalExpectation("u{", false);
+  const peg$e97 = peg$classExpectation([["0", "9"], ["a", "f"], ["A", "F"]], false, false, false);
+  const peg$e98 = peg$literalExpectation("old.", false);
+  const peg$e99 = peg$literalExpectation("context.", false);
+  const peg$e100 = peg$literalExpectation("$", false);
+  const peg$e101 = peg$literalExpectation("returns", false);
+  const peg$e102 = peg$literalExpectation("pipe", false);
+  const peg$e103 = peg$literalExpectation("union", false);
+  const peg$e104 = peg$literalExpectation("where", false);
+  const peg$e105 = peg$literalExpectation("sort", false);
+  const peg$e106 = peg$literalExpectation("asc", false);
+  const peg$e107 = peg$literalExpectation("desc", false);
+  const peg$e108 = peg$literalExpectation("take", false);
+  const peg$e109 = peg$literalExpectation("drop", false);
+  const peg$e110 = peg$literalExpectation("select", false);
+  const peg$e111 = peg$literalExpectation("as", false);
+  const peg$e112 = peg$literalExpectation("let", false);
+  const peg$e113 = peg$literalExpectation("explode", false);
+  const peg$e114 = peg$literalExpectation("summarize", false);
+  const peg$e115 = peg$literalExpectation("by", false);
+  const peg$e116 = peg$literalExpectation("search", false);
+  const peg$e117 = peg$literalExpectation("nearest", false);
+  const peg$e118 = peg$literalExpectation("to", false);
+  const peg$e119 = peg$literalExpectation("latest", false);
+  const peg$e120 = peg$literalExpectation("asof", false);
+  const peg$e121 = peg$literalExpectation("traverse", false);
+  const peg$e122 = peg$literalExpectation("depth", false);
+  const peg$e123 = peg$literalExpectation("shortest", false);
 
   function peg$f0(ns, ver, up, decls) {    return { kind: "Contract", namespace: ns, version: ver, upgrades: up, decls, span: [base, base + input.length] };  }
   function peg$f1() {    return nesting > 0;  }
@@ -451,81 +453,83 @@ function peg$parse(input, options) {
   function peg$f32(mode) {    return { clause: "durability", value: { mode, span: span() }, span: span() };  }
   function peg$f33(items) {    return { clause: "validate", value: items, span: span() };  }
   function peg$f34(items) {    return { clause: "apply", value: items, span: span() };  }
-  function peg$f35(expr) {    return { expr, text: text(), span: span() };  }
-  function peg$f36(field, value) {    return { field, value, text: text(), span: span() };  }
-  function peg$f37(aggregate, assignments) {    return { kind: "MigrateDecl", aggregate, assignments, span: span() };  }
-  function peg$f38(len) {    return { kind: "TextType", len: len === null ? 0 : count(len), span: span() };  }
-  function peg$f39() {    return { kind: "IntType", span: span() };  }
-  function peg$f40() {    return { kind: "BoolType", span: span() };  }
-  function peg$f41() {    return { kind: "DateType", span: span() };  }
-  function peg$f42() {    return { kind: "IdentityType", span: span() };  }
-  function peg$f43(values) {    return { kind: "EnumType", values, span: span() };  }
-  function peg$f44(aggregate) {    return { kind: "RefType", aggregate, span: span() };  }
-  function peg$f45() {    return enter();  }
-  function peg$f46(element) {    return leave() && element !== null;  }
-  function peg$f47(element, cap) {    return { kind: "ListType", element, cap: cap === null ? 0 : count(cap), span: span() };  }
-  function peg$f48(dim) {    return { kind: "VectorType", dim: dim === null ? 0 : count(dim), span: span() };  }
-  function peg$f49(name) {    return { kind: "NamedType", name, span: span() };  }
-  function peg$f50(head, right) {    return ["or", right];  }
-  function peg$f51(head, tail) {    return fold(head, tail);  }
-  function peg$f52(head, right) {    return ["and", right];  }
+  function peg$f35(effect, fields) {    return { clause: "effect", value: { effect, fields, span: span() }, span: span() };  }
+  function peg$f36(name, value) {    return { name, value, text: text(), span: span() };  }
+  function peg$f37(expr) {    return { expr, text: text(), span: span() };  }
+  function peg$f38(field, value) {    return { field, value, text: text(), span: span() };  }
+  function peg$f39(aggregate, assignments) {    return { kind: "MigrateDecl", aggregate, assignments, span: span() };  }
+  function peg$f40(len) {    return { kind: "TextType", len: len === null ? 0 : count(len), span: span() };  }
+  function peg$f41() {    return { kind: "IntType", span: span() };  }
+  function peg$f42() {    return { kind: "BoolType", span: span() };  }
+  function peg$f43() {    return { kind: "DateType", span: span() };  }
+  function peg$f44() {    return { kind: "IdentityType", span: span() };  }
+  function peg$f45(values) {    return { kind: "EnumType", values, span: span() };  }
+  function peg$f46(aggregate) {    return { kind: "RefType", aggregate, span: span() };  }
+  function peg$f47() {    return enter();  }
+  function peg$f48(element) {    return leave() && element !== null;  }
+  function peg$f49(element, cap) {    return { kind: "ListType", element, cap: cap === null ? 0 : count(cap), span: span() };  }
+  function peg$f50(dim) {    return { kind: "VectorType", dim: dim === null ? 0 : count(dim), span: span() };  }
+  function peg$f51(name) {    return { kind: "NamedType", name, span: span() };  }
+  function peg$f52(head, right) {    return ["or", right];  }
   function peg$f53(head, tail) {    return fold(head, tail);  }
-  function peg$f54() {    return ["not", at(offset())];  }
-  function peg$f55(ops, operand) {    return prefix(ops, operand);  }
-  function peg$f56(left, op, right) {    return [op, right];  }
-  function peg$f57(left, right) {    return right === null ? left : fold(left, [right]);  }
-  function peg$f58(head, op, right) {    return [op, right];  }
-  function peg$f59(head, tail) {    return fold(head, tail);  }
+  function peg$f54(head, right) {    return ["and", right];  }
+  function peg$f55(head, tail) {    return fold(head, tail);  }
+  function peg$f56() {    return ["not", at(offset())];  }
+  function peg$f57(ops, operand) {    return prefix(ops, operand);  }
+  function peg$f58(left, op, right) {    return [op, right];  }
+  function peg$f59(left, right) {    return right === null ? left : fold(left, [right]);  }
   function peg$f60(head, op, right) {    return [op, right];  }
   function peg$f61(head, tail) {    return fold(head, tail);  }
-  function peg$f62() {    return ["-", at(offset())];  }
-  function peg$f63(ops, operand) {    return prefix(ops, operand);  }
-  function peg$f64() {    return enter();  }
-  function peg$f65(expr) {    return leave() && expr !== null;  }
-  function peg$f66(expr) {    return expr;  }
-  function peg$f67(value) {    return { kind: "BoolLit", value: value === "true", span: span() };  }
-  function peg$f68(digits) {    return { kind: "IntLit", value: intValue(digits), span: span() };  }
-  function peg$f69(digits) {    return { kind: "IntLit", value: intValue(digits) === "0" ? "0" : "-" + intValue(digits), span: span() };  }
-  function peg$f70(chars) {    return { kind: "TextLit", value: chars.join(""), span: span() };  }
-  function peg$f71() {    return "\n";  }
-  function peg$f72() {    return "\t";  }
-  function peg$f73() {    return "\r";  }
-  function peg$f74(hex) {    return parseInt(hex, 16) <= 0x10ffff && (parseInt(hex, 16) < 0xd800 || parseInt(hex, 16) > 0xdfff);  }
-  function peg$f75(hex) {    return String.fromCodePoint(parseInt(hex, 16));  }
-  function peg$f76(field) {    return { kind: "StateField", field, span: span() };  }
-  function peg$f77(field) {    return { kind: "OldField", field, span: span() };  }
-  function peg$f78(field) {    return { kind: "Context", field, span: span() };  }
-  function peg$f79(name) {    return { kind: "QueryParam", name, span: span() };  }
-  function peg$f80(name) {    return { kind: "Name", name: name.name, span: name.span };  }
-  function peg$f81(fn) {    return enter();  }
-  function peg$f82(fn, args) {    return leave() && args !== null;  }
-  function peg$f83(fn, args) {    return { kind: "Call", fn, args, span: span() };  }
-  function peg$f84(head, tail) {    return [head, ...tail];  }
-  function peg$f85(args) {    return args ?? [];  }
-  function peg$f86(name, params, returns, exposure) {    inQuery = true; return true;  }
-  function peg$f87(name, params, returns, exposure, source, stages) {    inQuery = false; return true;  }
-  function peg$f88(name, params, returns, exposure, source, stages) {    return { kind: "QueryDecl", name, params, returns, exposure, source, stages, span: span() };  }
-  function peg$f89(head, tail) {    return { kind: "Union", sources: [head, ...tail], span: span() };  }
-  function peg$f90(name) {    return { kind: "Collection", name, span: span() };  }
-  function peg$f91(expr) {    return { kind: "Where", expr, span: span() };  }
-  function peg$f92(head, tail) {    return { kind: "Sort", keys: [head, ...tail], span: span() };  }
-  function peg$f93(field, direction) {    return { field, direction: direction ?? "asc", span: span() };  }
-  function peg$f94(count) {    return { kind: "Take", count, span: span() };  }
-  function peg$f95(count) {    return { kind: "Drop", count, span: span() };  }
-  function peg$f96(head, tail) {    return { kind: "Select", items: [head, ...tail], span: span() };  }
-  function peg$f97(expr, alias) {    return { expr, alias, span: span() };  }
-  function peg$f98(name, expr) {    return { kind: "Let", name, expr, span: span() };  }
-  function peg$f99(field, alias) {    return { kind: "Explode", field, alias, span: span() };  }
-  function peg$f100(head, tail, first, rest) {    return [first, ...rest];  }
-  function peg$f101(head, tail, by) {    return { kind: "Summarize", aggregations: [head, ...tail], by: by ?? [], span: span() };  }
-  function peg$f102(call, alias) {    return { call, alias, span: span() };  }
-  function peg$f103(text, first, rest) {    return [first, ...rest];  }
-  function peg$f104(text, fields) {    return { kind: "Search", text, fields, span: span() };  }
-  function peg$f105(field, to, k) {    return { kind: "Nearest", field, to, k, span: span() };  }
-  function peg$f106() {    return { kind: "Latest", span: span() };  }
-  function peg$f107(time) {    return { kind: "Asof", time, span: span() };  }
-  function peg$f108(field, depth) {    return { kind: "Traverse", field, depth, span: span() };  }
-  function peg$f109(field, to) {    return { kind: "Shortest", field, to, span: span() };  }
+  function peg$f62(head, op, right) {    return [op, right];  }
+  function peg$f63(head, tail) {    return fold(head, tail);  }
+  function peg$f64() {    return ["-", at(offset())];  }
+  function peg$f65(ops, operand) {    return prefix(ops, operand);  }
+  function peg$f66() {    return enter();  }
+  function peg$f67(expr) {    return leave() && expr !== null;  }
+  function peg$f68(expr) {    return expr;  }
+  function peg$f69(value) {    return { kind: "BoolLit", value: value === "true", span: span() };  }
+  function peg$f70(digits) {    return { kind: "IntLit", value: intValue(digits), span: span() };  }
+  function peg$f71(digits) {    return { kind: "IntLit", value: intValue(digits) === "0" ? "0" : "-" + intValue(digits), span: span() };  }
+  function peg$f72(chars) {    return { kind: "TextLit", value: chars.join(""), span: span() };  }
+  function peg$f73() {    return "\n";  }
+  function peg$f74() {    return "\t";  }
+  function peg$f75() {    return "\r";  }
+  function peg$f76(hex) {    return parseInt(hex, 16) <= 0x10ffff && (parseInt(hex, 16) < 0xd800 || parseInt(hex, 16) > 0xdfff);  }
+  function peg$f77(hex) {    return String.fromCodePoint(parseInt(hex, 16));  }
+  function peg$f78(field) {    return { kind: "StateField", field, span: span() };  }
+  function peg$f79(field) {    return { kind: "OldField", field, span: span() };  }
+  function peg$f80(field) {    return { kind: "Context", field, span: span() };  }
+  function peg$f81(name) {    return { kind: "QueryParam", name, span: span() };  }
+  function peg$f82(name) {    return { kind: "Name", name: name.name, span: name.span };  }
+  function peg$f83(fn) {    return enter();  }
+  function peg$f84(fn, args) {    return leave() && args !== null;  }
+  function peg$f85(fn, args) {    return { kind: "Call", fn, args, span: span() };  }
+  function peg$f86(head, tail) {    return [head, ...tail];  }
+  function peg$f87(args) {    return args ?? [];  }
+  function peg$f88(name, params, returns, exposure) {    inQuery = true; return true;  }
+  function peg$f89(name, params, returns, exposure, source, stages) {    inQuery = false; return true;  }
+  function peg$f90(name, params, returns, exposure, source, stages) {    return { kind: "QueryDecl", name, params, returns, exposure, source, stages, span: span() };  }
+  function peg$f91(head, tail) {    return { kind: "Union", sources: [head, ...tail], span: span() };  }
+  function peg$f92(name) {    return { kind: "Collection", name, span: span() };  }
+  function peg$f93(expr) {    return { kind: "Where", expr, span: span() };  }
+  function peg$f94(head, tail) {    return { kind: "Sort", keys: [head, ...tail], span: span() };  }
+  function peg$f95(field, direction) {    return { field, direction: direction ?? "asc", span: span() };  }
+  function peg$f96(count) {    return { kind: "Take", count, span: span() };  }
+  function peg$f97(count) {    return { kind: "Drop", count, span: span() };  }
+  function peg$f98(head, tail) {    return { kind: "Select", items: [head, ...tail], span: span() };  }
+  function peg$f99(expr, alias) {    return { expr, alias, span: span() };  }
+  function peg$f100(name, expr) {    return { kind: "Let", name, expr, span: span() };  }
+  function peg$f101(field, alias) {    return { kind: "Explode", field, alias, span: span() };  }
+  function peg$f102(head, tail, first, rest) {    return [first, ...rest];  }
+  function peg$f103(head, tail, by) {    return { kind: "Summarize", aggregations: [head, ...tail], by: by ?? [], span: span() };  }
+  function peg$f104(call, alias) {    return { call, alias, span: span() };  }
+  function peg$f105(text, first, rest) {    return [first, ...rest];  }
+  function peg$f106(text, fields) {    return { kind: "Search", text, fields, span: span() };  }
+  function peg$f107(field, to, k) {    return { kind: "Nearest", field, to, k, span: span() };  }
+  function peg$f108() {    return { kind: "Latest", span: span() };  }
+  function peg$f109(time) {    return { kind: "Asof", time, span: span() };  }
+  function peg$f110(field, depth) {    return { kind: "Traverse", field, depth, span: span() };  }
+  function peg$f111(field, to) {    return { kind: "Shortest", field, to, span: span() };  }
   let peg$currPos = options.peg$currPos | 0;
   let peg$savedPos = peg$currPos;
   const peg$posDetailsCache = [{ line: 1, column: 1 }];
@@ -3131,6 +3135,9 @@ function peg$parse(input, options) {
           s0 = peg$parseValidate();
           if (s0 === peg$FAILED) {
             s0 = peg$parseApply();
+            if (s0 === peg$FAILED) {
+              s0 = peg$parseEffect();
+            }
           }
         }
       }
@@ -3667,6 +3674,165 @@ function peg$parse(input, options) {
     return s0;
   }
 
+  function peg$parseEffect() {
+    let s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11;
+
+    s0 = peg$currPos;
+    if (input.substr(peg$currPos, 6) === peg$c61) {
+      s1 = peg$c61;
+      peg$currPos += 6;
+    } else {
+      s1 = peg$FAILED;
+      if (peg$silentFails === 0) { peg$fail(peg$e74); }
+    }
+    if (s1 !== peg$FAILED) {
+      s2 = peg$currPos;
+      peg$silentFails++;
+      s3 = peg$parseIdChar();
+      peg$silentFails--;
+      if (s3 === peg$FAILED) {
+        s2 = undefined;
+      } else {
+        peg$currPos = s2;
+        s2 = peg$FAILED;
+      }
+      if (s2 !== peg$FAILED) {
+        s3 = peg$parse_();
+        s4 = peg$parseIdent();
+        if (s4 !== peg$FAILED) {
+          s5 = peg$parse_();
+          if (input.charCodeAt(peg$currPos) === 123) {
+            s6 = peg$c34;
+            peg$currPos++;
+          } else {
+            s6 = peg$FAILED;
+            if (peg$silentFails === 0) { peg$fail(peg$e47); }
+          }
+          if (s6 !== peg$FAILED) {
+            s7 = peg$parse__();
+            s8 = [];
+            s9 = peg$currPos;
+            s10 = peg$parseEffectField();
+            if (s10 !== peg$FAILED) {
+              s11 = peg$parseItemEnd();
+              if (s11 !== peg$FAILED) {
+                s9 = s10;
+              } else {
+                peg$currPos = s9;
+                s9 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s9;
+              s9 = peg$FAILED;
+            }
+            while (s9 !== peg$FAILED) {
+              s8.push(s9);
+              s9 = peg$currPos;
+              s10 = peg$parseEffectField();
+              if (s10 !== peg$FAILED) {
+                s11 = peg$parseItemEnd();
+                if (s11 !== peg$FAILED) {
+                  s9 = s10;
+                } else {
+                  peg$currPos = s9;
+                  s9 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s9;
+                s9 = peg$FAILED;
+              }
+            }
+            if (input.charCodeAt(peg$currPos) === 125) {
+              s9 = peg$c8;
+              peg$currPos++;
+            } else {
+              s9 = peg$FAILED;
+              if (peg$silentFails === 0) { peg$fail(peg$e13); }
+            }
+            if (s9 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s0 = peg$f35(s4, s8);
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+      } else {
+        peg$currPos = s0;
+        s0 = peg$FAILED;
+      }
+    } else {
+      peg$currPos = s0;
+      s0 = peg$FAILED;
+    }
+
+    return s0;
+  }
+
+  function peg$parseEffectField() {
+    let s0, s1, s2, s3, s4, s5, s6;
+
+    s0 = peg$currPos;
+    s1 = peg$parseIdent();
+    if (s1 !== peg$FAILED) {
+      s2 = peg$parse_();
+      if (input.charCodeAt(peg$currPos) === 61) {
+        s3 = peg$c38;
+        peg$currPos++;
+      } else {
+        s3 = peg$FAILED;
+        if (peg$silentFails === 0) { peg$fail(peg$e51); }
+      }
+      if (s3 !== peg$FAILED) {
+        s4 = peg$currPos;
+        peg$silentFails++;
+        if (input.charCodeAt(peg$currPos) === 61) {
+          s5 = peg$c38;
+          peg$currPos++;
+        } else {
+          s5 = peg$FAILED;
+          if (peg$silentFails === 0) { peg$fail(peg$e51); }
+        }
+        peg$silentFails--;
+        if (s5 === peg$FAILED) {
+          s4 = undefined;
+        } else {
+          peg$currPos = s4;
+          s4 = peg$FAILED;
+        }
+        if (s4 !== peg$FAILED) {
+          s5 = peg$parse_();
+          s6 = peg$parseOr();
+          if (s6 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s0 = peg$f36(s1, s6);
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+      } else {
+        peg$currPos = s0;
+        s0 = peg$FAILED;
+      }
+    } else {
+      peg$currPos = s0;
+      s0 = peg$FAILED;
+    }
+
+    return s0;
+  }
+
   function peg$parseCondition() {
     let s0, s1;
 
@@ -3674,7 +3840,7 @@ function peg$parse(input, options) {
     s1 = peg$parseOr();
     if (s1 !== peg$FAILED) {
       peg$savedPos = s0;
-      s1 = peg$f35(s1);
+      s1 = peg$f37(s1);
     }
     s0 = s1;
 
@@ -3725,7 +3891,7 @@ function peg$parse(input, options) {
             s7 = peg$parseOr();
             if (s7 !== peg$FAILED) {
               peg$savedPos = s0;
-              s0 = peg$f36(s2, s7);
+              s0 = peg$f38(s2, s7);
             } else {
               peg$currPos = s0;
               s0 = peg$FAILED;
@@ -3827,7 +3993,7 @@ function peg$parse(input, options) {
             }
             if (s9 !== peg$FAILED) {
               peg$savedPos = s0;
-              s0 = peg$f37(s4, s8);
+              s0 = peg$f39(s4, s8);
             } else {
               peg$currPos = s0;
               s0 = peg$FAILED;
@@ -3921,12 +4087,12 @@ function peg$parse(input, options) {
         }
         if (s5 !== peg$FAILED) {
           s6 = peg$parse__();
-          if (input.substr(peg$currPos, 3) === peg$c61) {
-            s7 = peg$c61;
+          if (input.substr(peg$currPos, 3) === peg$c62) {
+            s7 = peg$c62;
             peg$currPos += 3;
           } else {
             s7 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e74); }
+            if (peg$silentFails === 0) { peg$fail(peg$e75); }
           }
           if (s7 !== peg$FAILED) {
             s8 = peg$parse__();
@@ -3975,7 +4141,7 @@ function peg$parse(input, options) {
           s3 = null;
         }
         peg$savedPos = s0;
-        s0 = peg$f38(s3);
+        s0 = peg$f40(s3);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -4012,7 +4178,7 @@ function peg$parse(input, options) {
       }
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f39();
+        s0 = peg$f41();
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -4049,7 +4215,7 @@ function peg$parse(input, options) {
       }
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f40();
+        s0 = peg$f42();
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -4086,7 +4252,7 @@ function peg$parse(input, options) {
       }
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f41();
+        s0 = peg$f43();
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -4123,7 +4289,7 @@ function peg$parse(input, options) {
       }
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f42();
+        s0 = peg$f44();
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -4170,7 +4336,7 @@ function peg$parse(input, options) {
           }
           if (s7 !== peg$FAILED) {
             peg$savedPos = s0;
-            s0 = peg$f43(s5);
+            s0 = peg$f45(s5);
           } else {
             peg$currPos = s0;
             s0 = peg$FAILED;
@@ -4205,11 +4371,11 @@ function peg$parse(input, options) {
     if (s1 !== peg$FAILED) {
       s2 = peg$parse_();
       if (input.charCodeAt(peg$currPos) === 60) {
-        s3 = peg$c62;
+        s3 = peg$c63;
         peg$currPos++;
       } else {
         s3 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e75); }
+        if (peg$silentFails === 0) { peg$fail(peg$e76); }
       }
       if (s3 !== peg$FAILED) {
         s4 = peg$parse_();
@@ -4217,15 +4383,15 @@ function peg$parse(input, options) {
         if (s5 !== peg$FAILED) {
           s6 = peg$parse_();
           if (input.charCodeAt(peg$currPos) === 62) {
-            s7 = peg$c63;
+            s7 = peg$c64;
             peg$currPos++;
           } else {
             s7 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e76); }
+            if (peg$silentFails === 0) { peg$fail(peg$e77); }
           }
           if (s7 !== peg$FAILED) {
             peg$savedPos = s0;
-            s0 = peg$f44(s5);
+            s0 = peg$f46(s5);
           } else {
             peg$currPos = s0;
             s0 = peg$FAILED;
@@ -4260,15 +4426,15 @@ function peg$parse(input, options) {
     if (s1 !== peg$FAILED) {
       s2 = peg$parse_();
       if (input.charCodeAt(peg$currPos) === 60) {
-        s3 = peg$c62;
+        s3 = peg$c63;
         peg$currPos++;
       } else {
         s3 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e75); }
+        if (peg$silentFails === 0) { peg$fail(peg$e76); }
       }
       if (s3 !== peg$FAILED) {
         peg$savedPos = peg$currPos;
-        s4 = peg$f45();
+        s4 = peg$f47();
         if (s4) {
           s4 = undefined;
         } else {
@@ -4281,11 +4447,11 @@ function peg$parse(input, options) {
           if (s7 !== peg$FAILED) {
             s8 = peg$parse_();
             if (input.charCodeAt(peg$currPos) === 62) {
-              s9 = peg$c63;
+              s9 = peg$c64;
               peg$currPos++;
             } else {
               s9 = peg$FAILED;
-              if (peg$silentFails === 0) { peg$fail(peg$e76); }
+              if (peg$silentFails === 0) { peg$fail(peg$e77); }
             }
             if (s9 !== peg$FAILED) {
               s5 = s7;
@@ -4301,7 +4467,7 @@ function peg$parse(input, options) {
             s5 = null;
           }
           peg$savedPos = peg$currPos;
-          s6 = peg$f46(s5);
+          s6 = peg$f48(s5);
           if (s6) {
             s6 = undefined;
           } else {
@@ -4319,12 +4485,12 @@ function peg$parse(input, options) {
             }
             if (s9 !== peg$FAILED) {
               s10 = peg$parse__();
-              if (input.substr(peg$currPos, 3) === peg$c64) {
-                s11 = peg$c64;
+              if (input.substr(peg$currPos, 3) === peg$c65) {
+                s11 = peg$c65;
                 peg$currPos += 3;
               } else {
                 s11 = peg$FAILED;
-                if (peg$silentFails === 0) { peg$fail(peg$e77); }
+                if (peg$silentFails === 0) { peg$fail(peg$e78); }
               }
               if (s11 !== peg$FAILED) {
                 s12 = peg$parse__();
@@ -4373,7 +4539,7 @@ function peg$parse(input, options) {
               s7 = null;
             }
             peg$savedPos = s0;
-            s0 = peg$f47(s5, s7);
+            s0 = peg$f49(s5, s7);
           } else {
             peg$currPos = s0;
             s0 = peg$FAILED;
@@ -4428,12 +4594,12 @@ function peg$parse(input, options) {
         }
         if (s5 !== peg$FAILED) {
           s6 = peg$parse__();
-          if (input.substr(peg$currPos, 3) === peg$c65) {
-            s7 = peg$c65;
+          if (input.substr(peg$currPos, 3) === peg$c66) {
+            s7 = peg$c66;
             peg$currPos += 3;
           } else {
             s7 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e78); }
+            if (peg$silentFails === 0) { peg$fail(peg$e79); }
           }
           if (s7 !== peg$FAILED) {
             s8 = peg$parse__();
@@ -4482,7 +4648,7 @@ function peg$parse(input, options) {
           s3 = null;
         }
         peg$savedPos = s0;
-        s0 = peg$f48(s3);
+        s0 = peg$f50(s3);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -4513,7 +4679,7 @@ function peg$parse(input, options) {
       s2 = peg$parseIdent();
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f49(s2);
+        s0 = peg$f51(s2);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -4558,7 +4724,7 @@ function peg$parse(input, options) {
           s8 = peg$parseAnd();
           if (s8 !== peg$FAILED) {
             peg$savedPos = s3;
-            s3 = peg$f50(s1, s8);
+            s3 = peg$f52(s1, s8);
           } else {
             peg$currPos = s3;
             s3 = peg$FAILED;
@@ -4598,7 +4764,7 @@ function peg$parse(input, options) {
             s8 = peg$parseAnd();
             if (s8 !== peg$FAILED) {
               peg$savedPos = s3;
-              s3 = peg$f50(s1, s8);
+              s3 = peg$f52(s1, s8);
             } else {
               peg$currPos = s3;
               s3 = peg$FAILED;
@@ -4613,7 +4779,7 @@ function peg$parse(input, options) {
         }
       }
       peg$savedPos = s0;
-      s0 = peg$f51(s1, s2);
+      s0 = peg$f53(s1, s2);
     } else {
       peg$currPos = s0;
       s0 = peg$FAILED;
@@ -4654,7 +4820,7 @@ function peg$parse(input, options) {
           s8 = peg$parseNot();
           if (s8 !== peg$FAILED) {
             peg$savedPos = s3;
-            s3 = peg$f52(s1, s8);
+            s3 = peg$f54(s1, s8);
           } else {
             peg$currPos = s3;
             s3 = peg$FAILED;
@@ -4694,7 +4860,7 @@ function peg$parse(input, options) {
             s8 = peg$parseNot();
             if (s8 !== peg$FAILED) {
               peg$savedPos = s3;
-              s3 = peg$f52(s1, s8);
+              s3 = peg$f54(s1, s8);
             } else {
               peg$currPos = s3;
               s3 = peg$FAILED;
@@ -4709,7 +4875,7 @@ function peg$parse(input, options) {
         }
       }
       peg$savedPos = s0;
-      s0 = peg$f53(s1, s2);
+      s0 = peg$f55(s1, s2);
     } else {
       peg$currPos = s0;
       s0 = peg$FAILED;
@@ -4745,7 +4911,7 @@ function peg$parse(input, options) {
       if (s4 !== peg$FAILED) {
         s5 = peg$parse_();
         peg$savedPos = s2;
-        s2 = peg$f54();
+        s2 = peg$f56();
       } else {
         peg$currPos = s2;
         s2 = peg$FAILED;
@@ -4778,7 +4944,7 @@ function peg$parse(input, options) {
         if (s4 !== peg$FAILED) {
           s5 = peg$parse_();
           peg$savedPos = s2;
-          s2 = peg$f54();
+          s2 = peg$f56();
         } else {
           peg$currPos = s2;
           s2 = peg$FAILED;
@@ -4791,7 +4957,7 @@ function peg$parse(input, options) {
     s2 = peg$parseComparison();
     if (s2 !== peg$FAILED) {
       peg$savedPos = s0;
-      s0 = peg$f55(s1, s2);
+      s0 = peg$f57(s1, s2);
     } else {
       peg$currPos = s0;
       s0 = peg$FAILED;
@@ -4814,7 +4980,7 @@ function peg$parse(input, options) {
         s6 = peg$parseAdditive();
         if (s6 !== peg$FAILED) {
           peg$savedPos = s2;
-          s2 = peg$f56(s1, s4, s6);
+          s2 = peg$f58(s1, s4, s6);
         } else {
           peg$currPos = s2;
           s2 = peg$FAILED;
@@ -4827,7 +4993,7 @@ function peg$parse(input, options) {
         s2 = null;
       }
       peg$savedPos = s0;
-      s0 = peg$f57(s1, s2);
+      s0 = peg$f59(s1, s2);
     } else {
       peg$currPos = s0;
       s0 = peg$FAILED;
@@ -4839,36 +5005,36 @@ function peg$parse(input, options) {
   function peg$parseCompareOp() {
     let s0, s1, s2, s3;
 
-    if (input.substr(peg$currPos, 2) === peg$c66) {
-      s0 = peg$c66;
+    if (input.substr(peg$currPos, 2) === peg$c67) {
+      s0 = peg$c67;
       peg$currPos += 2;
     } else {
       s0 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e79); }
+      if (peg$silentFails === 0) { peg$fail(peg$e80); }
     }
     if (s0 === peg$FAILED) {
-      if (input.substr(peg$currPos, 2) === peg$c67) {
-        s0 = peg$c67;
+      if (input.substr(peg$currPos, 2) === peg$c68) {
+        s0 = peg$c68;
         peg$currPos += 2;
       } else {
         s0 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e80); }
+        if (peg$silentFails === 0) { peg$fail(peg$e81); }
       }
       if (s0 === peg$FAILED) {
-        if (input.substr(peg$currPos, 2) === peg$c68) {
-          s0 = peg$c68;
+        if (input.substr(peg$currPos, 2) === peg$c69) {
+          s0 = peg$c69;
           peg$currPos += 2;
         } else {
           s0 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e81); }
+          if (peg$silentFails === 0) { peg$fail(peg$e82); }
         }
         if (s0 === peg$FAILED) {
-          if (input.substr(peg$currPos, 2) === peg$c69) {
-            s0 = peg$c69;
+          if (input.substr(peg$currPos, 2) === peg$c70) {
+            s0 = peg$c70;
             peg$currPos += 2;
           } else {
             s0 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e82); }
+            if (peg$silentFails === 0) { peg$fail(peg$e83); }
           }
           if (s0 === peg$FAILED) {
             s0 = input.charAt(peg$currPos);
@@ -4876,7 +5042,7 @@ function peg$parse(input, options) {
               peg$currPos++;
             } else {
               s0 = peg$FAILED;
-              if (peg$silentFails === 0) { peg$fail(peg$e83); }
+              if (peg$silentFails === 0) { peg$fail(peg$e84); }
             }
             if (s0 === peg$FAILED) {
               s0 = peg$currPos;
@@ -4931,14 +5097,14 @@ function peg$parse(input, options) {
         peg$currPos++;
       } else {
         s5 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e84); }
+        if (peg$silentFails === 0) { peg$fail(peg$e85); }
       }
       if (s5 !== peg$FAILED) {
         s6 = peg$parse_();
         s7 = peg$parseMultiplicative();
         if (s7 !== peg$FAILED) {
           peg$savedPos = s3;
-          s3 = peg$f58(s1, s5, s7);
+          s3 = peg$f60(s1, s5, s7);
         } else {
           peg$currPos = s3;
           s3 = peg$FAILED;
@@ -4956,77 +5122,11 @@ function peg$parse(input, options) {
           peg$currPos++;
         } else {
           s5 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e84); }
-        }
-        if (s5 !== peg$FAILED) {
-          s6 = peg$parse_();
-          s7 = peg$parseMultiplicative();
-          if (s7 !== peg$FAILED) {
-            peg$savedPos = s3;
-            s3 = peg$f58(s1, s5, s7);
-          } else {
-            peg$currPos = s3;
-            s3 = peg$FAILED;
-          }
-        } else {
-          peg$currPos = s3;
-          s3 = peg$FAILED;
-        }
-      }
-      peg$savedPos = s0;
-      s0 = peg$f59(s1, s2);
-    } else {
-      peg$currPos = s0;
-      s0 = peg$FAILED;
-    }
-
-    return s0;
-  }
-
-  function peg$parseMultiplicative() {
-    let s0, s1, s2, s3, s4, s5, s6, s7;
-
-    s0 = peg$currPos;
-    s1 = peg$parseUnary();
-    if (s1 !== peg$FAILED) {
-      s2 = [];
-      s3 = peg$currPos;
-      s4 = peg$parse_();
-      s5 = input.charAt(peg$currPos);
-      if (peg$r10.test(s5)) {
-        peg$currPos++;
-      } else {
-        s5 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e85); }
-      }
-      if (s5 !== peg$FAILED) {
-        s6 = peg$parse_();
-        s7 = peg$parseUnary();
-        if (s7 !== peg$FAILED) {
-          peg$savedPos = s3;
-          s3 = peg$f60(s1, s5, s7);
-        } else {
-          peg$currPos = s3;
-          s3 = peg$FAILED;
-        }
-      } else {
-        peg$currPos = s3;
-        s3 = peg$FAILED;
-      }
-      while (s3 !== peg$FAILED) {
-        s2.push(s3);
-        s3 = peg$currPos;
-        s4 = peg$parse_();
-        s5 = input.charAt(peg$currPos);
-        if (peg$r10.test(s5)) {
-          peg$currPos++;
-        } else {
-          s5 = peg$FAILED;
           if (peg$silentFails === 0) { peg$fail(peg$e85); }
         }
         if (s5 !== peg$FAILED) {
           s6 = peg$parse_();
-          s7 = peg$parseUnary();
+          s7 = peg$parseMultiplicative();
           if (s7 !== peg$FAILED) {
             peg$savedPos = s3;
             s3 = peg$f60(s1, s5, s7);
@@ -5049,6 +5149,72 @@ function peg$parse(input, options) {
     return s0;
   }
 
+  function peg$parseMultiplicative() {
+    let s0, s1, s2, s3, s4, s5, s6, s7;
+
+    s0 = peg$currPos;
+    s1 = peg$parseUnary();
+    if (s1 !== peg$FAILED) {
+      s2 = [];
+      s3 = peg$currPos;
+      s4 = peg$parse_();
+      s5 = input.charAt(peg$currPos);
+      if (peg$r10.test(s5)) {
+        peg$currPos++;
+      } else {
+        s5 = peg$FAILED;
+        if (peg$silentFails === 0) { peg$fail(peg$e86); }
+      }
+      if (s5 !== peg$FAILED) {
+        s6 = peg$parse_();
+        s7 = peg$parseUnary();
+        if (s7 !== peg$FAILED) {
+          peg$savedPos = s3;
+          s3 = peg$f62(s1, s5, s7);
+        } else {
+          peg$currPos = s3;
+          s3 = peg$FAILED;
+        }
+      } else {
+        peg$currPos = s3;
+        s3 = peg$FAILED;
+      }
+      while (s3 !== peg$FAILED) {
+        s2.push(s3);
+        s3 = peg$currPos;
+        s4 = peg$parse_();
+        s5 = input.charAt(peg$currPos);
+        if (peg$r10.test(s5)) {
+          peg$currPos++;
+        } else {
+          s5 = peg$FAILED;
+          if (peg$silentFails === 0) { peg$fail(peg$e86); }
+        }
+        if (s5 !== peg$FAILED) {
+          s6 = peg$parse_();
+          s7 = peg$parseUnary();
+          if (s7 !== peg$FAILED) {
+            peg$savedPos = s3;
+            s3 = peg$f62(s1, s5, s7);
+          } else {
+            peg$currPos = s3;
+            s3 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s3;
+          s3 = peg$FAILED;
+        }
+      }
+      peg$savedPos = s0;
+      s0 = peg$f63(s1, s2);
+    } else {
+      peg$currPos = s0;
+      s0 = peg$FAILED;
+    }
+
+    return s0;
+  }
+
   function peg$parseUnary() {
     let s0, s1, s2, s3, s4;
 
@@ -5058,16 +5224,16 @@ function peg$parse(input, options) {
       s1 = [];
       s2 = peg$currPos;
       if (input.charCodeAt(peg$currPos) === 45) {
-        s3 = peg$c70;
+        s3 = peg$c71;
         peg$currPos++;
       } else {
         s3 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e86); }
+        if (peg$silentFails === 0) { peg$fail(peg$e87); }
       }
       if (s3 !== peg$FAILED) {
         s4 = peg$parse_();
         peg$savedPos = s2;
-        s2 = peg$f62();
+        s2 = peg$f64();
       } else {
         peg$currPos = s2;
         s2 = peg$FAILED;
@@ -5076,16 +5242,16 @@ function peg$parse(input, options) {
         s1.push(s2);
         s2 = peg$currPos;
         if (input.charCodeAt(peg$currPos) === 45) {
-          s3 = peg$c70;
+          s3 = peg$c71;
           peg$currPos++;
         } else {
           s3 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e86); }
+          if (peg$silentFails === 0) { peg$fail(peg$e87); }
         }
         if (s3 !== peg$FAILED) {
           s4 = peg$parse_();
           peg$savedPos = s2;
-          s2 = peg$f62();
+          s2 = peg$f64();
         } else {
           peg$currPos = s2;
           s2 = peg$FAILED;
@@ -5094,7 +5260,7 @@ function peg$parse(input, options) {
       s2 = peg$parsePrimary();
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f63(s1, s2);
+        s0 = peg$f65(s1, s2);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -5146,7 +5312,7 @@ function peg$parse(input, options) {
     }
     if (s1 !== peg$FAILED) {
       peg$savedPos = peg$currPos;
-      s2 = peg$f64();
+      s2 = peg$f66();
       if (s2) {
         s2 = undefined;
       } else {
@@ -5179,7 +5345,7 @@ function peg$parse(input, options) {
           s3 = null;
         }
         peg$savedPos = peg$currPos;
-        s4 = peg$f65(s3);
+        s4 = peg$f67(s3);
         if (s4) {
           s4 = undefined;
         } else {
@@ -5187,7 +5353,7 @@ function peg$parse(input, options) {
         }
         if (s4 !== peg$FAILED) {
           peg$savedPos = s0;
-          s0 = peg$f66(s3);
+          s0 = peg$f68(s3);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -5251,7 +5417,7 @@ function peg$parse(input, options) {
       }
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f67(s1);
+        s0 = peg$f69(s1);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -5282,7 +5448,7 @@ function peg$parse(input, options) {
       }
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f68(s1);
+        s0 = peg$f70(s1);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -5300,11 +5466,11 @@ function peg$parse(input, options) {
 
     s0 = peg$currPos;
     if (input.charCodeAt(peg$currPos) === 45) {
-      s1 = peg$c70;
+      s1 = peg$c71;
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e86); }
+      if (peg$silentFails === 0) { peg$fail(peg$e87); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$parseDigits();
@@ -5321,7 +5487,7 @@ function peg$parse(input, options) {
         }
         if (s3 !== peg$FAILED) {
           peg$savedPos = s0;
-          s0 = peg$f69(s2);
+          s0 = peg$f71(s2);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -5343,11 +5509,11 @@ function peg$parse(input, options) {
 
     s0 = peg$currPos;
     if (input.charCodeAt(peg$currPos) === 34) {
-      s1 = peg$c71;
+      s1 = peg$c72;
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e87); }
+      if (peg$silentFails === 0) { peg$fail(peg$e88); }
     }
     if (s1 !== peg$FAILED) {
       s2 = [];
@@ -5357,15 +5523,15 @@ function peg$parse(input, options) {
         s3 = peg$parseTextChar();
       }
       if (input.charCodeAt(peg$currPos) === 34) {
-        s3 = peg$c71;
+        s3 = peg$c72;
         peg$currPos++;
       } else {
         s3 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e87); }
+        if (peg$silentFails === 0) { peg$fail(peg$e88); }
       }
       if (s3 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f70(s2);
+        s0 = peg$f72(s2);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -5386,16 +5552,16 @@ function peg$parse(input, options) {
       peg$currPos++;
     } else {
       s0 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e88); }
+      if (peg$silentFails === 0) { peg$fail(peg$e89); }
     }
     if (s0 === peg$FAILED) {
       s0 = peg$currPos;
       if (input.charCodeAt(peg$currPos) === 92) {
-        s1 = peg$c72;
+        s1 = peg$c73;
         peg$currPos++;
       } else {
         s1 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e89); }
+        if (peg$silentFails === 0) { peg$fail(peg$e90); }
       }
       if (s1 !== peg$FAILED) {
         s2 = peg$parseEscape();
@@ -5423,58 +5589,58 @@ function peg$parse(input, options) {
       peg$currPos++;
     } else {
       s0 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e91); }
+      if (peg$silentFails === 0) { peg$fail(peg$e92); }
     }
     if (s0 === peg$FAILED) {
       s0 = peg$currPos;
       if (input.charCodeAt(peg$currPos) === 110) {
-        s1 = peg$c73;
+        s1 = peg$c74;
         peg$currPos++;
       } else {
         s1 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e92); }
+        if (peg$silentFails === 0) { peg$fail(peg$e93); }
       }
       if (s1 !== peg$FAILED) {
         peg$savedPos = s0;
-        s1 = peg$f71();
+        s1 = peg$f73();
       }
       s0 = s1;
       if (s0 === peg$FAILED) {
         s0 = peg$currPos;
         if (input.charCodeAt(peg$currPos) === 116) {
-          s1 = peg$c74;
+          s1 = peg$c75;
           peg$currPos++;
         } else {
           s1 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e93); }
+          if (peg$silentFails === 0) { peg$fail(peg$e94); }
         }
         if (s1 !== peg$FAILED) {
           peg$savedPos = s0;
-          s1 = peg$f72();
+          s1 = peg$f74();
         }
         s0 = s1;
         if (s0 === peg$FAILED) {
           s0 = peg$currPos;
           if (input.charCodeAt(peg$currPos) === 114) {
-            s1 = peg$c75;
+            s1 = peg$c76;
             peg$currPos++;
           } else {
             s1 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e94); }
+            if (peg$silentFails === 0) { peg$fail(peg$e95); }
           }
           if (s1 !== peg$FAILED) {
             peg$savedPos = s0;
-            s1 = peg$f73();
+            s1 = peg$f75();
           }
           s0 = s1;
           if (s0 === peg$FAILED) {
             s0 = peg$currPos;
-            if (input.substr(peg$currPos, 2) === peg$c76) {
-              s1 = peg$c76;
+            if (input.substr(peg$currPos, 2) === peg$c77) {
+              s1 = peg$c77;
               peg$currPos += 2;
             } else {
               s1 = peg$FAILED;
-              if (peg$silentFails === 0) { peg$fail(peg$e95); }
+              if (peg$silentFails === 0) { peg$fail(peg$e96); }
             }
             if (s1 !== peg$FAILED) {
               s2 = peg$currPos;
@@ -5485,7 +5651,7 @@ function peg$parse(input, options) {
                 peg$currPos++;
               } else {
                 s5 = peg$FAILED;
-                if (peg$silentFails === 0) { peg$fail(peg$e96); }
+                if (peg$silentFails === 0) { peg$fail(peg$e97); }
               }
               while (s5 !== peg$FAILED) {
                 s4.push(s5);
@@ -5497,7 +5663,7 @@ function peg$parse(input, options) {
                     peg$currPos++;
                   } else {
                     s5 = peg$FAILED;
-                    if (peg$silentFails === 0) { peg$fail(peg$e96); }
+                    if (peg$silentFails === 0) { peg$fail(peg$e97); }
                   }
                 }
               }
@@ -5522,7 +5688,7 @@ function peg$parse(input, options) {
                 }
                 if (s3 !== peg$FAILED) {
                   peg$savedPos = peg$currPos;
-                  s4 = peg$f74(s2);
+                  s4 = peg$f76(s2);
                   if (s4) {
                     s4 = undefined;
                   } else {
@@ -5530,7 +5696,7 @@ function peg$parse(input, options) {
                   }
                   if (s4 !== peg$FAILED) {
                     peg$savedPos = s0;
-                    s0 = peg$f75(s2);
+                    s0 = peg$f77(s2);
                   } else {
                     peg$currPos = s0;
                     s0 = peg$FAILED;
@@ -5554,7 +5720,7 @@ function peg$parse(input, options) {
     peg$silentFails--;
     if (s0 === peg$FAILED) {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e90); }
+      if (peg$silentFails === 0) { peg$fail(peg$e91); }
     }
 
     return s0;
@@ -5575,7 +5741,7 @@ function peg$parse(input, options) {
       s2 = peg$parseIdent();
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f76(s2);
+        s0 = peg$f78(s2);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -5592,18 +5758,18 @@ function peg$parse(input, options) {
     let s0, s1, s2;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 4) === peg$c77) {
-      s1 = peg$c77;
+    if (input.substr(peg$currPos, 4) === peg$c78) {
+      s1 = peg$c78;
       peg$currPos += 4;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e97); }
+      if (peg$silentFails === 0) { peg$fail(peg$e98); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$parseIdent();
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f77(s2);
+        s0 = peg$f79(s2);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -5620,18 +5786,18 @@ function peg$parse(input, options) {
     let s0, s1, s2;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 8) === peg$c78) {
-      s1 = peg$c78;
+    if (input.substr(peg$currPos, 8) === peg$c79) {
+      s1 = peg$c79;
       peg$currPos += 8;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e98); }
+      if (peg$silentFails === 0) { peg$fail(peg$e99); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$parseIdent();
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f78(s2);
+        s0 = peg$f80(s2);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -5649,17 +5815,17 @@ function peg$parse(input, options) {
 
     s0 = peg$currPos;
     if (input.charCodeAt(peg$currPos) === 36) {
-      s1 = peg$c79;
+      s1 = peg$c80;
       peg$currPos++;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e99); }
+      if (peg$silentFails === 0) { peg$fail(peg$e100); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$parseIdent();
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f79(s2);
+        s0 = peg$f81(s2);
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -5679,7 +5845,7 @@ function peg$parse(input, options) {
     s1 = peg$parseIdent();
     if (s1 !== peg$FAILED) {
       peg$savedPos = s0;
-      s1 = peg$f80(s1);
+      s1 = peg$f82(s1);
     }
     s0 = s1;
 
@@ -5701,7 +5867,7 @@ function peg$parse(input, options) {
       }
       if (s2 !== peg$FAILED) {
         peg$savedPos = peg$currPos;
-        s3 = peg$f81(s1);
+        s3 = peg$f83(s1);
         if (s3) {
           s3 = undefined;
         } else {
@@ -5729,7 +5895,7 @@ function peg$parse(input, options) {
             s4 = null;
           }
           peg$savedPos = peg$currPos;
-          s5 = peg$f82(s1, s4);
+          s5 = peg$f84(s1, s4);
           if (s5) {
             s5 = undefined;
           } else {
@@ -5737,7 +5903,7 @@ function peg$parse(input, options) {
           }
           if (s5 !== peg$FAILED) {
             peg$savedPos = s0;
-            s0 = peg$f83(s1, s4);
+            s0 = peg$f85(s1, s4);
           } else {
             peg$currPos = s0;
             s0 = peg$FAILED;
@@ -5814,7 +5980,7 @@ function peg$parse(input, options) {
         }
       }
       peg$savedPos = s1;
-      s1 = peg$f84(s2, s3);
+      s1 = peg$f86(s2, s3);
     } else {
       peg$currPos = s1;
       s1 = peg$FAILED;
@@ -5823,7 +5989,7 @@ function peg$parse(input, options) {
       s1 = null;
     }
     peg$savedPos = s0;
-    s1 = peg$f85(s1);
+    s1 = peg$f87(s1);
     s0 = s1;
 
     return s0;
@@ -5859,12 +6025,12 @@ function peg$parse(input, options) {
           s6 = peg$parseParamList();
           if (s6 !== peg$FAILED) {
             s7 = peg$parse_();
-            if (input.substr(peg$currPos, 7) === peg$c80) {
-              s8 = peg$c80;
+            if (input.substr(peg$currPos, 7) === peg$c81) {
+              s8 = peg$c81;
               peg$currPos += 7;
             } else {
               s8 = peg$FAILED;
-              if (peg$silentFails === 0) { peg$fail(peg$e100); }
+              if (peg$silentFails === 0) { peg$fail(peg$e101); }
             }
             if (s8 !== peg$FAILED) {
               s9 = peg$currPos;
@@ -5889,11 +6055,11 @@ function peg$parse(input, options) {
                 if (s11 !== peg$FAILED) {
                   s12 = peg$parse_();
                   if (input.charCodeAt(peg$currPos) === 60) {
-                    s13 = peg$c62;
+                    s13 = peg$c63;
                     peg$currPos++;
                   } else {
                     s13 = peg$FAILED;
-                    if (peg$silentFails === 0) { peg$fail(peg$e75); }
+                    if (peg$silentFails === 0) { peg$fail(peg$e76); }
                   }
                   if (s13 !== peg$FAILED) {
                     s14 = peg$parse_();
@@ -5901,11 +6067,11 @@ function peg$parse(input, options) {
                     if (s15 !== peg$FAILED) {
                       s16 = peg$parse_();
                       if (input.charCodeAt(peg$currPos) === 62) {
-                        s17 = peg$c63;
+                        s17 = peg$c64;
                         peg$currPos++;
                       } else {
                         s17 = peg$FAILED;
-                        if (peg$silentFails === 0) { peg$fail(peg$e76); }
+                        if (peg$silentFails === 0) { peg$fail(peg$e77); }
                       }
                       if (s17 !== peg$FAILED) {
                         s18 = peg$parse_();
@@ -5914,12 +6080,12 @@ function peg$parse(input, options) {
                           s19 = null;
                         }
                         s20 = peg$parse_();
-                        if (input.substr(peg$currPos, 4) === peg$c81) {
-                          s21 = peg$c81;
+                        if (input.substr(peg$currPos, 4) === peg$c82) {
+                          s21 = peg$c82;
                           peg$currPos += 4;
                         } else {
                           s21 = peg$FAILED;
-                          if (peg$silentFails === 0) { peg$fail(peg$e101); }
+                          if (peg$silentFails === 0) { peg$fail(peg$e102); }
                         }
                         if (s21 !== peg$FAILED) {
                           s22 = peg$currPos;
@@ -5942,7 +6108,7 @@ function peg$parse(input, options) {
                                 s26 = null;
                               }
                               peg$savedPos = peg$currPos;
-                              s27 = peg$f86(s4, s6, s15, s19);
+                              s27 = peg$f88(s4, s6, s15, s19);
                               if (s27) {
                                 s27 = undefined;
                               } else {
@@ -5984,7 +6150,7 @@ function peg$parse(input, options) {
                                     }
                                   }
                                   peg$savedPos = peg$currPos;
-                                  s30 = peg$f87(s4, s6, s15, s19, s28, s29);
+                                  s30 = peg$f89(s4, s6, s15, s19, s28, s29);
                                   if (s30) {
                                     s30 = undefined;
                                   } else {
@@ -5992,7 +6158,7 @@ function peg$parse(input, options) {
                                   }
                                   if (s30 !== peg$FAILED) {
                                     peg$savedPos = s0;
-                                    s0 = peg$f88(s4, s6, s15, s19, s28, s29);
+                                    s0 = peg$f90(s4, s6, s15, s19, s28, s29);
                                   } else {
                                     peg$currPos = s0;
                                     s0 = peg$FAILED;
@@ -6177,12 +6343,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 5) === peg$c82) {
-      s1 = peg$c82;
+    if (input.substr(peg$currPos, 5) === peg$c83) {
+      s1 = peg$c83;
       peg$currPos += 5;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e102); }
+      if (peg$silentFails === 0) { peg$fail(peg$e103); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$parse_();
@@ -6255,7 +6421,7 @@ function peg$parse(input, options) {
           }
           if (s8 !== peg$FAILED) {
             peg$savedPos = s0;
-            s0 = peg$f89(s5, s6);
+            s0 = peg$f91(s5, s6);
           } else {
             peg$currPos = s0;
             s0 = peg$FAILED;
@@ -6286,7 +6452,7 @@ function peg$parse(input, options) {
     s1 = peg$parseDottedName();
     if (s1 !== peg$FAILED) {
       peg$savedPos = s0;
-      s1 = peg$f90(s1);
+      s1 = peg$f92(s1);
     }
     s0 = s1;
 
@@ -6344,12 +6510,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3, s4;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 5) === peg$c83) {
-      s1 = peg$c83;
+    if (input.substr(peg$currPos, 5) === peg$c84) {
+      s1 = peg$c84;
       peg$currPos += 5;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e103); }
+      if (peg$silentFails === 0) { peg$fail(peg$e104); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -6367,7 +6533,7 @@ function peg$parse(input, options) {
         s4 = peg$parseOr();
         if (s4 !== peg$FAILED) {
           peg$savedPos = s0;
-          s0 = peg$f91(s4);
+          s0 = peg$f93(s4);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -6388,12 +6554,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 4) === peg$c84) {
-      s1 = peg$c84;
+    if (input.substr(peg$currPos, 4) === peg$c85) {
+      s1 = peg$c85;
       peg$currPos += 4;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e104); }
+      if (peg$silentFails === 0) { peg$fail(peg$e105); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -6459,7 +6625,7 @@ function peg$parse(input, options) {
             }
           }
           peg$savedPos = s0;
-          s0 = peg$f92(s4, s5);
+          s0 = peg$f94(s4, s5);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -6484,20 +6650,20 @@ function peg$parse(input, options) {
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
       s3 = peg$parse_();
-      if (input.substr(peg$currPos, 3) === peg$c85) {
-        s4 = peg$c85;
+      if (input.substr(peg$currPos, 3) === peg$c86) {
+        s4 = peg$c86;
         peg$currPos += 3;
       } else {
         s4 = peg$FAILED;
-        if (peg$silentFails === 0) { peg$fail(peg$e105); }
+        if (peg$silentFails === 0) { peg$fail(peg$e106); }
       }
       if (s4 === peg$FAILED) {
-        if (input.substr(peg$currPos, 4) === peg$c86) {
-          s4 = peg$c86;
+        if (input.substr(peg$currPos, 4) === peg$c87) {
+          s4 = peg$c87;
           peg$currPos += 4;
         } else {
           s4 = peg$FAILED;
-          if (peg$silentFails === 0) { peg$fail(peg$e106); }
+          if (peg$silentFails === 0) { peg$fail(peg$e107); }
         }
       }
       if (s4 !== peg$FAILED) {
@@ -6525,7 +6691,7 @@ function peg$parse(input, options) {
         s2 = null;
       }
       peg$savedPos = s0;
-      s0 = peg$f93(s1, s2);
+      s0 = peg$f95(s1, s2);
     } else {
       peg$currPos = s0;
       s0 = peg$FAILED;
@@ -6535,50 +6701,6 @@ function peg$parse(input, options) {
   }
 
   function peg$parseTake() {
-    let s0, s1, s2, s3, s4;
-
-    s0 = peg$currPos;
-    if (input.substr(peg$currPos, 4) === peg$c87) {
-      s1 = peg$c87;
-      peg$currPos += 4;
-    } else {
-      s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e107); }
-    }
-    if (s1 !== peg$FAILED) {
-      s2 = peg$currPos;
-      peg$silentFails++;
-      s3 = peg$parseIdChar();
-      peg$silentFails--;
-      if (s3 === peg$FAILED) {
-        s2 = undefined;
-      } else {
-        peg$currPos = s2;
-        s2 = peg$FAILED;
-      }
-      if (s2 !== peg$FAILED) {
-        s3 = peg$parse_();
-        s4 = peg$parseCount();
-        if (s4 !== peg$FAILED) {
-          peg$savedPos = s0;
-          s0 = peg$f94(s4);
-        } else {
-          peg$currPos = s0;
-          s0 = peg$FAILED;
-        }
-      } else {
-        peg$currPos = s0;
-        s0 = peg$FAILED;
-      }
-    } else {
-      peg$currPos = s0;
-      s0 = peg$FAILED;
-    }
-
-    return s0;
-  }
-
-  function peg$parseDrop() {
     let s0, s1, s2, s3, s4;
 
     s0 = peg$currPos;
@@ -6605,7 +6727,51 @@ function peg$parse(input, options) {
         s4 = peg$parseCount();
         if (s4 !== peg$FAILED) {
           peg$savedPos = s0;
-          s0 = peg$f95(s4);
+          s0 = peg$f96(s4);
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+      } else {
+        peg$currPos = s0;
+        s0 = peg$FAILED;
+      }
+    } else {
+      peg$currPos = s0;
+      s0 = peg$FAILED;
+    }
+
+    return s0;
+  }
+
+  function peg$parseDrop() {
+    let s0, s1, s2, s3, s4;
+
+    s0 = peg$currPos;
+    if (input.substr(peg$currPos, 4) === peg$c89) {
+      s1 = peg$c89;
+      peg$currPos += 4;
+    } else {
+      s1 = peg$FAILED;
+      if (peg$silentFails === 0) { peg$fail(peg$e109); }
+    }
+    if (s1 !== peg$FAILED) {
+      s2 = peg$currPos;
+      peg$silentFails++;
+      s3 = peg$parseIdChar();
+      peg$silentFails--;
+      if (s3 === peg$FAILED) {
+        s2 = undefined;
+      } else {
+        peg$currPos = s2;
+        s2 = peg$FAILED;
+      }
+      if (s2 !== peg$FAILED) {
+        s3 = peg$parse_();
+        s4 = peg$parseCount();
+        if (s4 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s0 = peg$f97(s4);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -6637,12 +6803,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 6) === peg$c89) {
-      s1 = peg$c89;
+    if (input.substr(peg$currPos, 6) === peg$c90) {
+      s1 = peg$c90;
       peg$currPos += 6;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e109); }
+      if (peg$silentFails === 0) { peg$fail(peg$e110); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -6708,7 +6874,7 @@ function peg$parse(input, options) {
             }
           }
           peg$savedPos = s0;
-          s0 = peg$f96(s4, s5);
+          s0 = peg$f98(s4, s5);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -6736,7 +6902,7 @@ function peg$parse(input, options) {
         s2 = null;
       }
       peg$savedPos = s0;
-      s0 = peg$f97(s1, s2);
+      s0 = peg$f99(s1, s2);
     } else {
       peg$currPos = s0;
       s0 = peg$FAILED;
@@ -6750,12 +6916,12 @@ function peg$parse(input, options) {
 
     s0 = peg$currPos;
     s1 = peg$parse_();
-    if (input.substr(peg$currPos, 2) === peg$c90) {
-      s2 = peg$c90;
+    if (input.substr(peg$currPos, 2) === peg$c91) {
+      s2 = peg$c91;
       peg$currPos += 2;
     } else {
       s2 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e110); }
+      if (peg$silentFails === 0) { peg$fail(peg$e111); }
     }
     if (s2 !== peg$FAILED) {
       s3 = peg$currPos;
@@ -6793,12 +6959,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3, s4, s5, s6, s7, s8;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 3) === peg$c91) {
-      s1 = peg$c91;
+    if (input.substr(peg$currPos, 3) === peg$c92) {
+      s1 = peg$c92;
       peg$currPos += 3;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e111); }
+      if (peg$silentFails === 0) { peg$fail(peg$e112); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -6828,7 +6994,7 @@ function peg$parse(input, options) {
             s8 = peg$parseOr();
             if (s8 !== peg$FAILED) {
               peg$savedPos = s0;
-              s0 = peg$f98(s4, s8);
+              s0 = peg$f100(s4, s8);
             } else {
               peg$currPos = s0;
               s0 = peg$FAILED;
@@ -6857,12 +7023,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3, s4, s5;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 7) === peg$c92) {
-      s1 = peg$c92;
+    if (input.substr(peg$currPos, 7) === peg$c93) {
+      s1 = peg$c93;
       peg$currPos += 7;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e112); }
+      if (peg$silentFails === 0) { peg$fail(peg$e113); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -6884,7 +7050,7 @@ function peg$parse(input, options) {
             s5 = null;
           }
           peg$savedPos = s0;
-          s0 = peg$f99(s4, s5);
+          s0 = peg$f101(s4, s5);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -6905,12 +7071,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 9) === peg$c93) {
-      s1 = peg$c93;
+    if (input.substr(peg$currPos, 9) === peg$c94) {
+      s1 = peg$c94;
       peg$currPos += 9;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e113); }
+      if (peg$silentFails === 0) { peg$fail(peg$e114); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -6977,12 +7143,12 @@ function peg$parse(input, options) {
           }
           s6 = peg$currPos;
           s7 = peg$parse_();
-          if (input.substr(peg$currPos, 2) === peg$c94) {
-            s8 = peg$c94;
+          if (input.substr(peg$currPos, 2) === peg$c95) {
+            s8 = peg$c95;
             peg$currPos += 2;
           } else {
             s8 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e114); }
+            if (peg$silentFails === 0) { peg$fail(peg$e115); }
           }
           if (s8 !== peg$FAILED) {
             s9 = peg$currPos;
@@ -7048,7 +7214,7 @@ function peg$parse(input, options) {
                   }
                 }
                 peg$savedPos = s6;
-                s6 = peg$f100(s4, s5, s11, s12);
+                s6 = peg$f102(s4, s5, s11, s12);
               } else {
                 peg$currPos = s6;
                 s6 = peg$FAILED;
@@ -7065,7 +7231,7 @@ function peg$parse(input, options) {
             s6 = null;
           }
           peg$savedPos = s0;
-          s0 = peg$f101(s4, s5, s6);
+          s0 = peg$f103(s4, s5, s6);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -7093,7 +7259,7 @@ function peg$parse(input, options) {
         s2 = null;
       }
       peg$savedPos = s0;
-      s0 = peg$f102(s1, s2);
+      s0 = peg$f104(s1, s2);
     } else {
       peg$currPos = s0;
       s0 = peg$FAILED;
@@ -7106,12 +7272,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 6) === peg$c95) {
-      s1 = peg$c95;
+    if (input.substr(peg$currPos, 6) === peg$c96) {
+      s1 = peg$c96;
       peg$currPos += 6;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e115); }
+      if (peg$silentFails === 0) { peg$fail(peg$e116); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -7201,14 +7367,14 @@ function peg$parse(input, options) {
                   }
                 }
                 peg$savedPos = s9;
-                s9 = peg$f103(s4, s10, s11);
+                s9 = peg$f105(s4, s10, s11);
               } else {
                 peg$currPos = s9;
                 s9 = peg$FAILED;
               }
               if (s9 !== peg$FAILED) {
                 peg$savedPos = s0;
-                s0 = peg$f104(s4, s9);
+                s0 = peg$f106(s4, s9);
               } else {
                 peg$currPos = s0;
                 s0 = peg$FAILED;
@@ -7241,12 +7407,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 7) === peg$c96) {
-      s1 = peg$c96;
+    if (input.substr(peg$currPos, 7) === peg$c97) {
+      s1 = peg$c97;
       peg$currPos += 7;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e116); }
+      if (peg$silentFails === 0) { peg$fail(peg$e117); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -7264,12 +7430,12 @@ function peg$parse(input, options) {
         s4 = peg$parseIdent();
         if (s4 !== peg$FAILED) {
           s5 = peg$parse_();
-          if (input.substr(peg$currPos, 2) === peg$c97) {
-            s6 = peg$c97;
+          if (input.substr(peg$currPos, 2) === peg$c98) {
+            s6 = peg$c98;
             peg$currPos += 2;
           } else {
             s6 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e117); }
+            if (peg$silentFails === 0) { peg$fail(peg$e118); }
           }
           if (s6 !== peg$FAILED) {
             s7 = peg$currPos;
@@ -7287,12 +7453,12 @@ function peg$parse(input, options) {
               s9 = peg$parsePrimary();
               if (s9 !== peg$FAILED) {
                 s10 = peg$parse_();
-                if (input.substr(peg$currPos, 4) === peg$c87) {
-                  s11 = peg$c87;
+                if (input.substr(peg$currPos, 4) === peg$c88) {
+                  s11 = peg$c88;
                   peg$currPos += 4;
                 } else {
                   s11 = peg$FAILED;
-                  if (peg$silentFails === 0) { peg$fail(peg$e107); }
+                  if (peg$silentFails === 0) { peg$fail(peg$e108); }
                 }
                 if (s11 !== peg$FAILED) {
                   s12 = peg$currPos;
@@ -7310,7 +7476,7 @@ function peg$parse(input, options) {
                     s14 = peg$parseCount();
                     if (s14 !== peg$FAILED) {
                       peg$savedPos = s0;
-                      s0 = peg$f105(s4, s9, s14);
+                      s0 = peg$f107(s4, s9, s14);
                     } else {
                       peg$currPos = s0;
                       s0 = peg$FAILED;
@@ -7355,12 +7521,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 6) === peg$c98) {
-      s1 = peg$c98;
+    if (input.substr(peg$currPos, 6) === peg$c99) {
+      s1 = peg$c99;
       peg$currPos += 6;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e118); }
+      if (peg$silentFails === 0) { peg$fail(peg$e119); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -7375,7 +7541,7 @@ function peg$parse(input, options) {
       }
       if (s2 !== peg$FAILED) {
         peg$savedPos = s0;
-        s0 = peg$f106();
+        s0 = peg$f108();
       } else {
         peg$currPos = s0;
         s0 = peg$FAILED;
@@ -7392,12 +7558,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3, s4;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 4) === peg$c99) {
-      s1 = peg$c99;
+    if (input.substr(peg$currPos, 4) === peg$c100) {
+      s1 = peg$c100;
       peg$currPos += 4;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e119); }
+      if (peg$silentFails === 0) { peg$fail(peg$e120); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -7415,7 +7581,7 @@ function peg$parse(input, options) {
         s4 = peg$parsePrimary();
         if (s4 !== peg$FAILED) {
           peg$savedPos = s0;
-          s0 = peg$f107(s4);
+          s0 = peg$f109(s4);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -7436,12 +7602,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 8) === peg$c100) {
-      s1 = peg$c100;
+    if (input.substr(peg$currPos, 8) === peg$c101) {
+      s1 = peg$c101;
       peg$currPos += 8;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e120); }
+      if (peg$silentFails === 0) { peg$fail(peg$e121); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -7460,12 +7626,12 @@ function peg$parse(input, options) {
         if (s4 !== peg$FAILED) {
           s5 = peg$currPos;
           s6 = peg$parse_();
-          if (input.substr(peg$currPos, 5) === peg$c101) {
-            s7 = peg$c101;
+          if (input.substr(peg$currPos, 5) === peg$c102) {
+            s7 = peg$c102;
             peg$currPos += 5;
           } else {
             s7 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e121); }
+            if (peg$silentFails === 0) { peg$fail(peg$e122); }
           }
           if (s7 !== peg$FAILED) {
             s8 = peg$currPos;
@@ -7499,7 +7665,7 @@ function peg$parse(input, options) {
             s5 = null;
           }
           peg$savedPos = s0;
-          s0 = peg$f108(s4, s5);
+          s0 = peg$f110(s4, s5);
         } else {
           peg$currPos = s0;
           s0 = peg$FAILED;
@@ -7520,12 +7686,12 @@ function peg$parse(input, options) {
     let s0, s1, s2, s3, s4, s5, s6, s7, s8, s9;
 
     s0 = peg$currPos;
-    if (input.substr(peg$currPos, 8) === peg$c102) {
-      s1 = peg$c102;
+    if (input.substr(peg$currPos, 8) === peg$c103) {
+      s1 = peg$c103;
       peg$currPos += 8;
     } else {
       s1 = peg$FAILED;
-      if (peg$silentFails === 0) { peg$fail(peg$e122); }
+      if (peg$silentFails === 0) { peg$fail(peg$e123); }
     }
     if (s1 !== peg$FAILED) {
       s2 = peg$currPos;
@@ -7543,12 +7709,12 @@ function peg$parse(input, options) {
         s4 = peg$parseIdent();
         if (s4 !== peg$FAILED) {
           s5 = peg$parse_();
-          if (input.substr(peg$currPos, 2) === peg$c97) {
-            s6 = peg$c97;
+          if (input.substr(peg$currPos, 2) === peg$c98) {
+            s6 = peg$c98;
             peg$currPos += 2;
           } else {
             s6 = peg$FAILED;
-            if (peg$silentFails === 0) { peg$fail(peg$e117); }
+            if (peg$silentFails === 0) { peg$fail(peg$e118); }
           }
           if (s6 !== peg$FAILED) {
             s7 = peg$currPos;
@@ -7566,7 +7732,7 @@ function peg$parse(input, options) {
               s9 = peg$parsePrimary();
               if (s9 !== peg$FAILED) {
                 peg$savedPos = s0;
-                s0 = peg$f109(s4, s9);
+                s0 = peg$f111(s4, s9);
               } else {
                 peg$currPos = s0;
                 s0 = peg$FAILED;
@@ -7647,10 +7813,15 @@ function peg$parse(input, options) {
   function buildAction(name, params, exposure, clauses, sp) {
     const action = {
       kind: "ActionDecl", name, params, exposure,
-      authorize: null, merge: null, durability: null, validate: [], apply: [], span: sp,
+      authorize: null, merge: null, durability: null, validate: [], apply: [], effects: [], span: sp,
     };
     const seen = new Set();
     for (const c of clauses) {
+      // An action may declare several effects; every other clause comes at most once.
+      if (c.clause === "effect") {
+        action.effects.push(c.value);
+        continue;
+      }
       if (seen.has(c.clause)) {
         duplicates.push({ what: c.clause, action: name.name, span: c.span });
         continue;

@@ -44,7 +44,7 @@ describe("completion", () => {
   it("lists types after a colon, and keywords at the start of a line by block", () => {
     deepStrictEqual(labels("public units: Int", "public units: ‸Int"), ["Text(len=N)", "Int", "Bool", "Date", "Identity", "Enum(A, B)", "Ref<Aggregate>", "List<T>(cap=N)", "Vector(dim=N)", "Status", "Row"]);
     deepStrictEqual(labels("  public owner", "  ‸public owner"), ["public", "private", "index", "action"]);
-    deepStrictEqual(labels("    authorize member", "    ‸authorize member"), ["authorize", "merge", "durability", "validate", "apply"]);
+    deepStrictEqual(labels("    authorize member", "    ‸authorize member"), ["authorize", "merge", "durability", "validate", "apply", "effect"]);
     deepStrictEqual(labels("enum Status", "‸enum Status"), ["enum", "record", "aggregate", "query", "migrate", "namespace", "version", "upgrades"]);
   });
 

@@ -1,7 +1,7 @@
 /**
  * @module Completion, decided by what comes before the cursor on its line and the blocks around it:
  * fields after `state.` / `old.`, `context.` names, `$` parameters and stage names after `|` in a
- * query, modes after `authorize` / `merge` / `durability` / `api`, types after `:`, keywords at the
+ * query, modes after `authorize` / `merge` / `durability` / `api`, effects after `effect` and their fields inside one, types after `:`, keywords at the
  * start of a line, and in expressions the parameters, enum values (only the expected enum's after a
  * comparison with an enum), columns in a query, and the operators and functions.
  */
@@ -10,7 +10,8 @@ import type { ActionDecl, AggregateDecl, Contract, QueryDecl, Type } from "../as
 import { typeName } from "../check/types.ts";
 import { cursorContext, type CursorContext } from "./cursor-context.ts";
 import { inBlock, namesAt, type ContractDocument } from "./document.ts";
-import { CONTEXT, MODES, STAGES } from "./meanings.ts";
+import { EFFECT_KINDS } from "../check/effects.ts";
+import { CONTEXT, EFFECTS, MODES, STAGES } from "./meanings.ts";
 import { aggregateNamed } from "./targets.ts";
 
 /** LSP's completion item kinds used here. */
@@ -19,7 +20,7 @@ const SNIPPET = 2;
 
 const TOP = ["enum", "record", "aggregate", "query", "migrate", "namespace", "version", "upgrades"];
 const MEMBERS = ["public", "private", "index", "action"];
-const CLAUSES = ["authorize", "merge", "durability", "validate", "apply"];
+const CLAUSES = ["authorize", "merge", "durability", "validate", "apply", "effect"];
 const OPERATORS = ["and", "or", "not", "in", "true", "false"];
 const FUNCTIONS = ["len", "append", "remove"];
 const TYPES: readonly [string, string][] = [
@@ -55,6 +56,7 @@ function itemsFor(ctx: CursorContext, contract: Contract | null): CompletionItem
   if (mode === "authorize" || mode === "merge" || mode === "durability" || mode === "api") {
     return Object.entries(MODES[mode]).map(([name, meaning]) => ({ label: name, kind: KIND.Keyword, documentation: meaning }));
   }
+  if (/^\s*effect\s+\w*$/.test(before)) return Object.entries(EFFECTS).map(([name, meaning]) => ({ label: name, kind: KIND.Keyword, documentation: meaning }));
   if (/\bRef\s*<\s*\w*$/.test(before)) return declared(contract, "AggregateDecl", KIND.Class);
   if (!ctx.query && /(?::|\bList\s*<)\s*\w*$/.test(before)) return types(contract);
   if (/^\s*\w*$/.test(before)) {
@@ -64,6 +66,7 @@ function itemsFor(ctx: CursorContext, contract: Contract | null): CompletionItem
     if (inner === "aggregate") return MEMBERS.map(keyword);
     if (inner === "action") return CLAUSES.map(keyword);
     if (inner === "apply" || inner === "migrate") return [keyword("state.")];
+    if (inner === "effect") return (EFFECT_KINDS[ctx.blocks.at(-1)?.name ?? ""]?.fields ?? []).map((f) => ({ label: f, kind: KIND.Field }));
     if (inner !== "validate") return [];
   }
   const expected = expectedEnum(before, aggregate, action, query, ctx);

@@ -47,6 +47,12 @@ export const MODES: Readonly<Record<"authorize" | "merge" | "durability" | "api"
   },
 };
 
+/** The effects an action may declare (`effect KIND { … }`). */
+export const EFFECTS: Readonly<Record<string, string>> = {
+  email: "sends a message through the tenant's email account once the command is committed: to, cc, reply_to, subject, text",
+  pdf: "renders a PDF document once the command is committed: title, text, file",
+};
+
 /** What `context.` offers. */
 export const CONTEXT: Readonly<Record<string, { readonly type: string; readonly meaning: string }>> = {
   signer: { type: "Identity", meaning: "the identity that signed the command" },

@@ -184,7 +184,7 @@ export function buildContract(spec: { readonly namespace?: string; readonly aggr
       });
       line("    }");
       const end = line("  }");
-      return { kind: "ActionDecl", name: id(s.name), params, exposure: "authenticated", authorize, merge, durability: null, validate, apply, span: [head[0], end[1]] };
+      return { kind: "ActionDecl", name: id(s.name), params, exposure: "authenticated", authorize, merge, durability: null, validate, apply, effects: [], span: [head[0], end[1]] };
     });
     const end = line("}");
     return { kind: "AggregateDecl", name: id(a.name), fields, indexes: [], actions, span: [aggStart[0], end[1]] };

@@ -51,7 +51,15 @@ export type EngineNotices = {
   committed: { receipts: readonly Receipt[] };
   /** A replicated voter replaced its store with a snapshot from the leader: drop what was cached from it. */
   "store-replaced": Record<string, never>;
+  /** A batch queued contract-declared effects (only to channels that asked: `watch-effects`). */
+  "effects-queued": Record<string, never>;
 };
+
+/** The contract-declared effects a tenant has switched on: mail through one email account, PDF documents. */
+export interface TenantEffects {
+  readonly email: { readonly account: string } | null;
+  readonly pdf: boolean;
+}
 
 /** A voter's view of the replicated engine (`/health`'s `consensus`; null for one voter). */
 export interface ConsensusStatus {
@@ -86,6 +94,12 @@ export type EngineRequests = {
   /** Start or stop receiving `committed` notices on this channel (none are sent until asked for). */
   "watch-commits": { request: { watch: boolean }; response: null };
   "journal-append": { request: { topic: string; payload: unknown; key?: string; delayMs?: number }; response: { id: number } };
+  /** Start or stop receiving `effects-queued` notices (a batch queued contract-declared effects: the outbox claims them now). */
+  "watch-effects": { request: { watch: boolean }; response: null };
+  /** Which contract-declared effects a tenant has switched on (null: none). */
+  "tenant-effects": { request: { tenant: string }; response: TenantEffects | null };
+  /** Switches a tenant's contract-declared effects (null: all off). Refused by a replicated engine, where every voter would act. */
+  "tenant-effects-set": { request: { tenant: string; effects: TenantEffects | null }; response: { ok: true } | { ok: false; problem: Problem } };
   /** Entries appended in one transaction (one commit for all); each answered with its id and whether it is new (`added: false`: its key was there already). */
   "journal-append-many": { request: { entries: { topic: string; payload: unknown; key?: string; delayMs?: number }[] }; response: { id: number; added: boolean }[] };
   /** Entries the claimant holds marked done with what each came to (`result`, kept as JSON); answers the ids completed. */

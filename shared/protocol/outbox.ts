@@ -59,9 +59,65 @@ export interface HookDelivery {
   readonly body: string;
 }
 
+/** The journal topic of mail read from an account's IMAP inbox (keyed `<account>:<uidvalidity>:<uid>`). */
+export const MAIL_TOPIC = "mail";
+
+/** The bounds of what a mail entry holds: std.comms keeps no more (contracts/std/node/comms.charter.md). */
+export const MAIL_LIMITS = { text: 65_536, title: 500, address: 320, name: 200, messageId: 500, addresses: 50, references: 20 } as const;
+
+/** One message as the mail reader journals it, parsed and cut to MAIL_LIMITS, for the gateway to record as the person. */
+export interface MailEntry {
+  readonly account: string;
+  readonly uidvalidity: number;
+  readonly uid: number;
+  /** The Message-ID, angle brackets included (one the message lacked is made from the account, UIDVALIDITY and UID). */
+  readonly messageId: string;
+  /** In-Reply-To ("" when none) and References (the last MAIL_LIMITS.references), angle brackets included. */
+  readonly inReplyTo: string;
+  readonly references: readonly string[];
+  readonly from: { readonly address: string; readonly name: string };
+  /** The Reply-To address, "" when none. */
+  readonly replyTo: string;
+  readonly to: readonly string[];
+  readonly cc: readonly string[];
+  readonly subject: string;
+  /** The Date header (else the server's arrival time), ms since the epoch. */
+  readonly date: number;
+  /** The text body (an HTML-only message's text as mailparser renders it). */
+  readonly text: string;
+  /** The text was cut, or the message was larger than what is fetched of one. */
+  readonly truncated: boolean;
+  /** The server had it `\Seen` already. */
+  readonly seen: boolean;
+}
+
+/** An entry's payload as a mail entry, or why it is not one (reads only the known fields, each checked against its bound). */
+export function mailEntry(raw: unknown): MailEntry | string {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return "the mail entry is not an object";
+  const p = raw as Record<string, unknown>;
+  const text = (v: unknown, max: number) => typeof v === "string" && v.length <= max;
+  const list = (v: unknown, max: number, each: number) => Array.isArray(v) && v.length <= max && v.every((x) => text(x, each));
+  const whole = (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+  const from = p.from as Record<string, unknown> | null;
+  if (!text(p.account, 40) || p.account === "" || !whole(p.uidvalidity) || !whole(p.uid)) return "the mail entry names no account, UIDVALIDITY and UID";
+  if (!text(p.messageId, MAIL_LIMITS.messageId) || p.messageId === "" || !text(p.inReplyTo, MAIL_LIMITS.messageId) || !list(p.references, MAIL_LIMITS.references, MAIL_LIMITS.messageId)) return "the mail entry's Message-IDs are not within bounds";
+  if (typeof from !== "object" || from === null || !text(from.address, MAIL_LIMITS.address) || !text(from.name, MAIL_LIMITS.name) || !text(p.replyTo, MAIL_LIMITS.address)) return "the mail entry's sender is not within bounds";
+  if (!list(p.to, MAIL_LIMITS.addresses, MAIL_LIMITS.address) || !list(p.cc, MAIL_LIMITS.addresses, MAIL_LIMITS.address)) return "the mail entry's recipients are not within bounds";
+  if (!text(p.subject, MAIL_LIMITS.title) || !text(p.text, MAIL_LIMITS.text) || !whole(p.date) || typeof p.truncated !== "boolean" || typeof p.seen !== "boolean") return "the mail entry's subject, date or text is not within bounds";
+  return raw as MailEntry;
+}
+
+/** An email account the mail reader reads: its settings (with the secret), and how far it was read (null: never). */
+export interface MailAccount {
+  readonly config: ConnectorAccountConfig;
+  readonly cursor: { readonly uidvalidity: number; readonly lastUid: number } | null;
+}
+
 /** What the outbox asks of the gateway. */
 export type OutboxHostRequests = {
   "connector-account": { request: { connector: string; account: string }; response: ConnectorAccountConfig | null };
+  /** The email accounts whose inbox is read (an IMAP server set, reading on in the comms settings). */
+  "mail-accounts": { request: Record<string, never>; response: MailAccount[] };
 };
 
 /**
@@ -89,6 +145,6 @@ export type HookListenerNotices = {
 export type OutboxHostNotices = {
   /** Effects were queued. */
   wake: Record<string, never>;
-  /** An account's settings changed: what the outbox kept of it (an open SMTP pool) is dropped. */
+  /** An account's settings changed (or, for email, whether it is read): what the outbox kept of it (an open SMTP pool, an IMAP session) is dropped. */
   "account-changed": { connector: string; account: string };
 };

@@ -171,6 +171,15 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX journal_topic_state ON journal (topic, state, id);
     `,
   },
+  {
+    version: 7,
+    name: "tenant-effects",
+    // Which contract-declared effects a tenant has switched on (JSON, workers/engine/contract-effects.ts);
+    // NULL, the default, is none: its contracts' `effect` clauses queue nothing.
+    sql: `
+      ALTER TABLE tenants ADD COLUMN effects TEXT;
+    `,
+  },
 ];
 
 /** Thrown when the store was written by a newer version: the caller prints it and exits. */

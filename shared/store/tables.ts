@@ -8,6 +8,8 @@ export interface TenantsTable {
   did: string;
   created_at: number;
   created_by: string | null;
+  /** The contract-declared effects switched on (JSON), or null: none. */
+  effects: string | null;
 }
 
 export interface TenantRolesTable {

@@ -107,6 +107,8 @@ export const dataPaths = (dataDir: string) => ({
   hooksSocket: join(dataDir, "run", "hooks.sock"),
   /** The hosts the node's workers may reach (written by the gateway, read by shared/worker/egress.ts). */
   egress: join(dataDir, "run", "egress.json"),
+  /** PDF documents the contracts' `effect pdf` made, one file per SHA-256 (`<hex>.pdf`; the outbox writes them). */
+  documents: join(dataDir, "documents"),
   /** The operators' socket (mode 0600): tenants, installs; see shared/protocol/admin.ts. */
   adminSocket: join(dataDir, "admin.sock"),
   /** Private keys of the tenants' own identities (`tenant-<handle>.jwk`, mode 0600). */

@@ -11,6 +11,7 @@ import type { Receipt } from "../../shared/identity/index.ts";
 import type { CommandAnswer } from "../../shared/protocol/engine.ts";
 import type { ArtifactCache } from "./artifact-cache.ts";
 import type { BatchPlan, PlannedWrite } from "./command-plan.ts";
+import type { ContractEffects } from "./contract-effects.ts";
 
 /** How a plan is committed. */
 export interface CommitOptions {
@@ -27,6 +28,8 @@ export interface Committed {
   readonly answers: ReadonlyMap<PlannedWrite, CommandAnswer>;
   readonly receipts: readonly Receipt[];
   readonly usage: ReadonlyMap<string, { entries: number; bytes: number }>;
+  /** How many contract-declared effects the batch queued (contract-effects.ts). */
+  readonly effects: number;
 }
 
 const sha256 = (text: string) => hash("sha256", text, "hex");
@@ -66,10 +69,13 @@ export class BatchCommitter {
   readonly #maxSeq: StatementSync;
   readonly #insertHistory: StatementSync;
   readonly #insertKey: StatementSync;
+  readonly #effects: ContractEffects | null;
 
-  constructor(db: DatabaseSync, artifacts: Pick<ArtifactCache, "get">) {
+  /** `effects`: where accepted commands' declared effects are queued; null (a replicated voter) queues none. */
+  constructor(db: DatabaseSync, artifacts: Pick<ArtifactCache, "get">, effects: ContractEffects | null = null) {
     this.#db = db;
     this.#artifacts = artifacts;
+    this.#effects = effects;
     this.#maxSeq = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM history");
     this.#insertHistory = db.prepare(
       "INSERT INTO history (seq, tenant, namespace, aggregate, subject, action, signer, artifact, outcome, reason, args, command, before_digest, after_digest, receipt, committed_at) " +
@@ -89,6 +95,7 @@ export class BatchCommitter {
     // A batch of `durability memory` commands alone is not synced at its commit.
     const relaxed = writes.length > 0 && writes.every((w) => w.durability === "memory");
     const committedAt = new Date(plan.now).toISOString();
+    let effects = 0;
     try {
       if (relaxed) db.exec("PRAGMA synchronous = OFF");
       db.exec("BEGIN IMMEDIATE");
@@ -98,6 +105,7 @@ export class BatchCommitter {
         seq += 1;
         seqOf.set(w, seq);
         const { receipt, json, bytes } = this.#record(w, seq, committedAt, options.node, plan.now);
+        effects += this.#queueEffects(w, receipt, plan.now);
         const added = usage.get(receipt.tenant) ?? { entries: 0, bytes: 0 };
         added.entries += 1;
         added.bytes += bytes;
@@ -116,7 +124,20 @@ export class BatchCommitter {
     } finally {
       if (relaxed) db.exec(`PRAGMA synchronous = ${options.synchronous ?? "FULL"}`);
     }
-    return { answers, receipts, usage };
+    return { answers, receipts, usage, effects };
+  }
+
+  /** Queues the effects an accepted command's action declares, in the open transaction (how many). */
+  #queueEffects(w: PlannedWrite, receipt: Receipt, now: number): number {
+    if (this.#effects === null || w.reason !== null) return 0;
+    const p = w.command.payload;
+    const declared = this.#artifacts.get(w.artifact).actions.get(p.action)?.effects;
+    if (declared === undefined) return 0;
+    return this.#effects.queue(
+      declared,
+      { args: p.args, state: w.after, signer: w.command.signer, time: now },
+      { tenant: p.tenant, namespace: p.namespace, action: p.action, subject: p.subject, receipt: receipt.id, seq: receipt.seq },
+    );
   }
 
   /** Adds one history entry and its idempotency key; answers its receipt and the bytes it stored. */

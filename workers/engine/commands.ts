@@ -10,6 +10,7 @@ import type { Receipt } from "../../shared/identity/index.ts";
 import { problem } from "../../shared/problem.ts";
 import type { CommandAnswer, SubmittedCommand } from "../../shared/protocol/engine.ts";
 import type { ArtifactCache } from "./artifact-cache.ts";
+import type { ContractEffects } from "./contract-effects.ts";
 import { BatchCommitter, type CommitOptions, type Committed } from "./command-commit.ts";
 import { type BatchPlan, BatchPlanner, type Pending, type PlanDeps, type PlannedCommand, type PlannedWrite } from "./command-plan.ts";
 import type { ExecutorPool } from "./executor/pool.ts";
@@ -26,6 +27,10 @@ export interface CommandDeps {
   /** The caller's roles in a tenant, or null when the tenant does not exist. */
   readonly roles: PlanDeps["roles"];
   readonly onCommitted: (receipts: readonly Receipt[]) => void;
+  /** Where accepted commands' contract-declared effects are queued (absent: none are). */
+  readonly effects?: ContractEffects;
+  /** A batch queued contract-declared effects (the outbox is told). */
+  readonly onEffectsQueued?: () => void;
   /** What each commit added to each tenant's history (entries, bytes), for quotas. */
   readonly onUsage?: (usage: ReadonlyMap<string, { entries: number; bytes: number }>) => void;
   /** A batch failed to commit (the reason), or one committed again after failures (null): `/health` reports it. */
@@ -74,7 +79,7 @@ export class CommandProcessor {
   constructor(deps: CommandDeps) {
     this.#deps = deps;
     this.#planner = new BatchPlanner(deps);
-    this.#committer = new BatchCommitter(deps.db, deps.artifacts);
+    this.#committer = new BatchCommitter(deps.db, deps.artifacts, deps.effects ?? null);
   }
 
   /** Queues a command; resolves with its receipt or problem once its batch has committed. */
@@ -156,6 +161,7 @@ export class CommandProcessor {
     }
     if (committed.usage.size > 0) this.#deps.onUsage?.(committed.usage);
     if (committed.receipts.length > 0) this.#deps.onCommitted(committed.receipts);
+    if (committed.effects > 0) this.#deps.onEffectsQueued?.();
     return true;
   }
 }

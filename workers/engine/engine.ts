@@ -8,6 +8,7 @@ import { availableParallelism } from "node:os";
 import type { Channel } from "../../shared/channel/channel.ts";
 import { listenChannels } from "../../shared/channel/socket.ts";
 import { Journal } from "../../shared/journal.ts";
+import { ContractEffects } from "./contract-effects.ts";
 import { makeDirsSync } from "../../shared/make-dirs.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { loadOrCreateNodeKey } from "../../shared/identity/index.ts";
@@ -91,6 +92,10 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   let commitFailure: string | null = null;
   // Only channels that asked hear about commits: a receipt is otherwise serialised twice per command.
   const watchers = new Set<EngineChannel>();
+  // Channels told when a batch queued contract-declared effects (the outbox).
+  const effectWatchers = new Set<EngineChannel>();
+  // A replicated store never queues them: every voter would, and each would act.
+  const effects = ctx.config.cluster === undefined ? new ContractEffects(db, journal) : undefined;
   // Refusals and slow batches: per-request lines, which CHARTER_LOG_REQUESTS=off silences.
   const requestLog = requestLogger(ctx.log);
   const roles = (tenant: string, did: string, now: number) => (tenantExists(db, tenant) ? rolesOf(db, tenant, did, now) : null);
@@ -107,6 +112,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
         for (const c of watchers) c.notify("committed", { receipts });
       },
       onUsage: (usage) => admission.committed(usage),
+      ...(effects === undefined ? {} : { effects, onEffectsQueued: () => effectWatchers.forEach((c) => c.notify("effects-queued", {})) }),
       onCommitHealth: (failure) => {
         if (failure !== null && commitFailure === null) ctx.log.error("commits are failing", { error: failure });
         else if (failure === null && commitFailure !== null) ctx.log.info("commits succeed again");
@@ -168,6 +174,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     c.onClose(() => {
       channels.delete(c);
       watchers.delete(c);
+      effectWatchers.delete(c);
     });
     serveEngineRequests(channel, {
       journal,
@@ -176,6 +183,8 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       preview: replicated === null ? (command) => previewer.preview(command) : (command) => replicated.preview(command),
       ...(replicated === null ? {} : { cluster: replicated }),
       watchCommits: (watch) => (watch ? watchers.add(c) : watchers.delete(c)),
+      watchEffects: (watch) => (watch ? effectWatchers.add(c) : effectWatchers.delete(c)),
+      ...(effects === undefined ? {} : { effects }),
       admit: (command) => admission.check(command),
       degraded: () => [commitFailure, admission.diskShortfall()].filter((reason): reason is string => reason !== null),
       log: ctx.log,

@@ -7,6 +7,7 @@ import type { Journal } from "../../shared/journal.ts";
 import { type Problem, problem } from "../../shared/problem.ts";
 import type { Logger } from "../../shared/log.ts";
 import { type KeyPair, signReceipt } from "../../shared/identity/index.ts";
+import type { ContractEffects } from "./contract-effects.ts";
 import { completeEffects } from "./effect-receipts.ts";
 import type { CommandAnswer, EngineRequests, PreviewAnswer, ReadPoint, SubmittedCommand, ConsensusStatus, SignedCommandAnswer } from "../../shared/protocol/engine.ts";
 import { checkJsonValue, jsonLimitProblem } from "../../shared/json-limits.ts";
@@ -23,6 +24,10 @@ export interface EngineState {
   readonly cluster?: { readPoint(consistency: "strong" | "local"): Promise<ReadPoint>; status(): ConsensusStatus };
   /** Adds or removes this channel from those told about every commit. */
   readonly watchCommits: (watch: boolean) => void;
+  /** Adds or removes this channel from those told when contract-declared effects were queued. */
+  readonly watchEffects: (watch: boolean) => void;
+  /** Tenants' contract-declared effects; absent on a replicated engine, which never queues them. */
+  readonly effects?: ContractEffects;
   /** A problem that keeps a command out before it is queued or proposed (admission/admission.ts), or null. */
   readonly admit: (command: SubmittedCommand) => Problem | null;
   /** Why writes are not working as they should (`/health`'s `degraded`). */
@@ -67,6 +72,16 @@ export function serveEngineRequests(channel: Channel<Record<string, never>, Engi
     "watch-commits": (r) => {
       state.watchCommits(r.watch);
       return null;
+    },
+    "watch-effects": (r) => {
+      state.watchEffects(r.watch);
+      return null;
+    },
+    "tenant-effects": (r) => state.effects?.settings(r.tenant) ?? null,
+    "tenant-effects-set": (r) => {
+      if (state.effects === undefined) return { ok: false, problem: problem(409, "effects-replicated", "a replicated engine does not queue contract-declared effects: every voter would, and each would act") };
+      if (!state.effects.set(r.tenant, r.effects)) return { ok: false, problem: problem(404, "not-found", `no tenant ${JSON.stringify(r.tenant)}`) };
+      return { ok: true };
     },
     "journal-append": (r) => ({ id: journal.append(r.topic, r.payload, { key: r.key, delayMs: r.delayMs }) }),
     // Bounded, so one request holds the writer for one short transaction.

@@ -38,6 +38,8 @@ import { mountConnectionRoutes } from "./routes/connections.ts";
 import { mountToolServerRoutes } from "./routes/tool-servers.ts";
 import type { ToolServers } from "./tool-servers/tool-servers.ts";
 import { mountOutboxRoutes } from "./routes/outbox.ts";
+import { mountCommsRoutes } from "./routes/comms.ts";
+import type { Comms } from "./comms/comms.ts";
 import { mountWebhookRoutes } from "./routes/webhooks.ts";
 import type { HookSettings } from "./hooks/hook-settings.ts";
 import type { HookHost } from "./hooks/hook-host.ts";
@@ -95,6 +97,8 @@ export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
   readonly collab?: CollabServer;
   /** The webhook listener's settings, its channel, and the engine its deliveries are journaled in; absent: no webhook routes. */
   readonly webhooks?: { readonly settings: HookSettings; readonly host: HookHost; readonly engine: EngineLink };
+  /** Where the contracts' `effect pdf` documents are written (`DATA/documents`). */
+  readonly documentsDir?: string;
   /** The assistant's tool servers (MCP); absent: no tool server routes. */
   readonly toolServers?: ToolServers;
   /** The outbox and the connectors; absent: no outbox or connector routes. */
@@ -102,6 +106,8 @@ export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
   readonly effects?: OutboxEffects;
   readonly manifests?: ReadonlyMap<string, ConnectorManifest>;
   readonly connectorAccounts?: ConnectorAccounts;
+  /** The person's email (reading, sending, approvals of sends); absent: no comms routes. */
+  readonly comms?: Comms;
 }
 
 /** Builds the `/api` app; every route it serves has a path under `/api`. */
@@ -136,9 +142,10 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   mountCalcRoutes(api, { ...options, timeZone: () => options.account.settings()?.timeZone ?? machineTimeZone() });
   if (options.blobs !== undefined) mountLibraryRoutes(api, { ...options, blobs: options.blobs, uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT });
   if (options.knowledge !== undefined) mountKnowledgeRoutes(api, { knowledge: options.knowledge, ...(options.collab === undefined ? {} : { collab: options.collab }) });
-  if (options.outbox !== undefined && options.effects !== undefined && options.manifests !== undefined && options.connectorAccounts !== undefined) {
-    mountOutboxRoutes(api, { ...options, outbox: options.outbox, effects: options.effects, manifests: options.manifests, connectorAccounts: options.connectorAccounts });
+  if (options.outbox !== undefined && options.effects !== undefined && options.manifests !== undefined && options.connectorAccounts !== undefined && options.documentsDir !== undefined) {
+    mountOutboxRoutes(api, { ...options, outbox: options.outbox, effects: options.effects, manifests: options.manifests, connectorAccounts: options.connectorAccounts, documentsDir: options.documentsDir });
   }
+  if (options.comms !== undefined && options.connectorAccounts !== undefined) mountCommsRoutes(api, { ...options, comms: options.comms, connectorAccounts: options.connectorAccounts });
   if (options.settings !== undefined && options.connections !== undefined) {
     const models = { ...options, settings: options.settings, connections: options.connections, onAutonomyChanged: () => options.autonomy?.settingChanged() };
     mountConnectionRoutes(api, models);

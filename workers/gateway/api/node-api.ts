@@ -39,6 +39,7 @@ import { OutboxEffects, OutboxHost } from "./connectors/outbox-host.ts";
 import { HookSettings } from "./hooks/hook-settings.ts";
 import { HookHost } from "./hooks/hook-host.ts";
 import { HookConsumer } from "./hooks/hook-consumer.ts";
+import { Comms } from "./comms/comms.ts";
 import { TurnHost } from "./assistant-host/turn-host.ts";
 import { ToolServers } from "./tool-servers/tool-servers.ts";
 import { ServerStore } from "./tool-servers/server-store.ts";
@@ -154,6 +155,8 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
       await finishMerges({ reader, writer, log: options.log });
       // The knowledge vaults: scanned (what changed in their folders while the node was stopped), then watched.
       await knowledge.start();
+      // Emails approved but not queued when the node stopped.
+      await comms.finishApproved();
     },
   });
   const personalSetup = personalSetUp({ makeIdentity, admin: options.admin });
@@ -201,7 +204,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   // Connectors: their manifests (checked at load), their accounts (each declaring the hosts it
   // reaches), and the outbox worker's channel, through which effects are queued and accounts read.
   const manifests = loadManifests();
-  const outbox = new OutboxHost({ engine: options.engine, manifests, account: (connector, id) => connectorAccounts.config(connector, id), log: options.log });
+  const outbox = new OutboxHost({ engine: options.engine, manifests, account: (connector, id) => connectorAccounts.config(connector, id), mailAccounts: () => comms.mailAccounts(), log: options.log });
   const connectorAccounts = new ConnectorAccounts({
     db,
     kek,
@@ -252,6 +255,8 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     broadcast: (json) => options.broadcast?.(json),
   });
   void turns.listen(paths.assistantSocket).catch((error: unknown) => options.log.error("the assistant's socket could not be opened", { error: String(error) }));
+  // Email: what the outbox worker reads is recorded as the person; what the person sends goes through the outbox.
+  const comms = new Comms({ reader, writer, engine: options.engine, outbox, accounts: connectorAccounts, claimant: claimantName("gateway", process.pid), now, log: options.log, approvalFrame: (a) => turns.approvalFrame(a) });
   // Autonomy runs (off by default): started by the person or on the schedule, each a turn of its own shape.
   const autonomy = new Autonomy({ reader, writer, settings, connections, turns, now, timeZone: () => account.settings()?.timeZone ?? machineTimeZone(), log: options.log });
   shapes.set(AUTONOMY_ORIGIN, autonomy.shape);
@@ -274,9 +279,11 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     toolServers,
     outbox,
     effects: new OutboxEffects(options.engine),
+    documentsDir: paths.documents,
     webhooks: { settings: hookSettings, host: hookHost, engine: options.engine },
     manifests,
     connectorAccounts,
+    comms,
     writer,
     reader,
     now,
@@ -298,6 +305,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   autonomyScheduler.start();
   sweeper.start();
   hookConsumer.start();
+  comms.start();
   return {
     listener: getRequestListener(app.fetch),
     setupCode: () => account.setupCode(),
@@ -320,6 +328,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
       outbox.close();
       hookHost.close();
       void hookConsumer.stop();
+      void comms.stop();
       library.close();
       db.close();
       storeView.close();

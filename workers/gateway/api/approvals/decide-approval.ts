@@ -6,7 +6,8 @@
  * assistant is dry-run first when its arguments were edited (a refusal decides nothing), then
  * carried out once (its approval's id is the command's idempotency key), and its turn resumes; a
  * denial resumes the turn too (the model is told). An approved install is compiled again and
- * installed (install-approval.ts). What the contract refuses (deciding twice, an expired approval)
+ * installed (install-approval.ts); an approved email is queued once through the outbox
+ * (comms/mail-sender.ts). What the contract refuses (deciding twice, an expired approval)
  * is thrown as `422 refused` with the receipt.
  */
 import type { ArtifactWire } from "../../../../contracts/artifact-wire.ts";
@@ -18,6 +19,7 @@ import type { AccountCeremonies } from "../account/ceremonies.ts";
 import { accountProblem } from "../account-problem.ts";
 import { carryOutTool, TOOL_APPROVAL, toolCommandOf } from "../assistant-host/tool-calls.ts";
 import type { TurnHost } from "../assistant-host/turn-host.ts";
+import type { Comms } from "../comms/comms.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { refusedProblem } from "../personal/signed-write.ts";
 import { type ApprovalView, approvalView, needsStepUp, readApproval, signApproval } from "./approval-records.ts";
@@ -28,6 +30,8 @@ export interface DecideDeps extends InstallDeps {
   readonly account: Pick<AccountCeremonies, "context">;
   /** Resumes the assistant's turn a decided tool call belongs to (absent where no assistant runs). */
   readonly turns?: Pick<TurnHost, "enqueue" | "approvalFrame">;
+  /** Carries out an approved email (absent where no mail is sent: carried out at the next start). */
+  readonly comms?: Pick<Comms, "carryOutApproved">;
 }
 
 /** One decision: the approval as read (with its payload), yes or no, the edited arguments (the action's whole arguments) or null, and the deciding session. */
@@ -75,7 +79,10 @@ export async function decideApproval(deps: DecideDeps, decision: Decision): Prom
   const artifact: ArtifactWire | null = approval.kind === INSTALL ? await artifactToInstall(deps, approval) : null;
   const signed = await signApproval(writer, { action: "Approve", subject: approval.id, args: { session: session.id, evidence, edited_args: "" } });
   const answer = { approval: decided(approval, signed.receipt.state), receipt: signed.receipt, jws: signed.jws };
-  if (artifact === null) return answer;
+  if (artifact === null) {
+    const sending = deps.comms?.carryOutApproved({ ...approval, ...answer.approval, payload: approval.payload ?? "" }) ?? null;
+    return sending === null ? answer : { ...answer, ...(await sending), approval: readApproval(reader, approval.id, false) };
+  }
   const installed = await carryOut(deps, approval.id, artifact);
   const carried = { ...answer, approval: readApproval(reader, approval.id, false) };
   if (!installed.ok) throw new HttpProblem({ ...installed.problem, detail: `approved, but not installed: ${installed.problem.detail}`, ...carried });

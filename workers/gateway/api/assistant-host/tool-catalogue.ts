@@ -129,9 +129,10 @@ function toolsOf(contract: InstalledContract): readonly BuiltTool[] {
  * approve would defeat them), and the conversation's records are the assistant's own account of
  * itself, written by the node as turns run, never by the model; so are the autonomy runs' records
  * (the goals a run works toward are in its prompt). A knowledge vault's notes are files as well as
- * records: only `/api/knowledge` changes both together.
+ * records: only `/api/knowledge` changes both together. The person's email (`std.comms`) is never
+ * given to the assistant: a held message's content must not reach a model, not even in a receipt.
  */
-const NOT_TOOLS: ReadonlySet<string> = new Set([APPROVALS, CONVERSATION, "std.autonomy", "std.knowledge"]);
+const NOT_TOOLS: ReadonlySet<string> = new Set([APPROVALS, CONVERSATION, "std.autonomy", "std.knowledge", "std.comms"]);
 /**
  * Single actions that are the node's to sign: a library file is added only once its bytes are
  * stored (a record naming a blob that is not there would be a file nobody can read).

@@ -9,10 +9,12 @@ import type { Server } from "node:net";
 import type { Channel } from "../../../../shared/channel/channel.ts";
 import { listenPrivateChannels } from "../../../../shared/channel/socket.ts";
 import type { ConnectorManifest } from "../../../../shared/connectors/manifest.ts";
-import { type ConnectorAccountConfig, EFFECT_TOPIC, type EffectPayload, effectPayload, type OutboxHostNotices, type OutboxHostRequests } from "../../../../shared/protocol/outbox.ts";
+import { type ConnectorAccountConfig, EFFECT_TOPIC, type EffectPayload, effectPayload, type MailAccount, type OutboxHostNotices, type OutboxHostRequests } from "../../../../shared/protocol/outbox.ts";
 import type { JournalListEntry } from "../../../../shared/journal.ts";
 import type { Logger } from "../../../../shared/log.ts";
 import type { EngineLink } from "../../../../shared/worker/engine-link.ts";
+import type { TenantEffects } from "../../../../shared/protocol/engine.ts";
+import { HttpProblem } from "../../../../shared/problem.ts";
 
 type HostChannel = Channel<OutboxHostNotices & Record<string, never>, OutboxHostRequests>;
 
@@ -26,6 +28,8 @@ export interface OutboxHostDeps {
   readonly engine: EngineLink;
   readonly manifests: ReadonlyMap<string, ConnectorManifest>;
   readonly account: (connector: string, account: string) => ConnectorAccountConfig | null;
+  /** The email accounts whose inbox the outbox reads (comms/comms.ts); none when absent. */
+  readonly mailAccounts?: () => MailAccount[];
   readonly log: Logger;
 }
 
@@ -86,6 +90,8 @@ export class OutboxHost {
         return null;
       }
     });
+    // A failure is answered as one: the outbox keeps its readers and asks again.
+    channel.handle("mail-accounts", () => this.#deps.mailAccounts?.() ?? []);
   }
 }
 
@@ -106,6 +112,8 @@ export interface EffectView {
   doneAt: string | null;
   providerId: string | null;
   receipt: string | null;
+  /** The command whose contract declared it (`effect` in an action), or null for one the node queued. */
+  source: { tenant: string; namespace: string; action: string; subject: string; receipt: string; seq: number } | null;
 }
 
 const STATES = { pending: ["ready", "claimed"], done: ["done"], dead: ["dead"] } as const;
@@ -138,6 +146,17 @@ export class OutboxEffects {
   drop(id: number): Promise<boolean> {
     return this.#engine.request("journal-drop", { topic: EFFECT_TOPIC, id });
   }
+
+  /** Which contract-declared effects a tenant has switched on (null: none). */
+  tenantEffects(tenant: string): Promise<TenantEffects | null> {
+    return this.#engine.request("tenant-effects", { tenant });
+  }
+
+  /** Switches a tenant's contract-declared effects; throws the engine's problem when it refuses. */
+  async setTenantEffects(tenant: string, effects: TenantEffects | null): Promise<void> {
+    const answer = await this.#engine.request("tenant-effects-set", { tenant, effects });
+    if (!answer.ok) throw new HttpProblem(answer.problem);
+  }
 }
 
 
@@ -162,7 +181,18 @@ function effectView(row: JournalListEntry): EffectView {
     doneAt: row.doneAt === null ? null : new Date(row.doneAt).toISOString(),
     providerId: text(r.providerId),
     receipt: text(r.receipt),
+    source: sourceOf(row.payload),
   };
+}
+
+/** The declaring command an entry names (contract-declared effects), read field by field. */
+function sourceOf(payload: unknown): EffectView["source"] {
+  const s = typeof payload === "object" && payload !== null ? (payload as Record<string, unknown>).source : null;
+  if (typeof s !== "object" || s === null) return null;
+  const o = s as Record<string, unknown>;
+  const { tenant, namespace, action, subject, receipt, seq } = o;
+  if (typeof tenant !== "string" || typeof namespace !== "string" || typeof action !== "string" || typeof subject !== "string" || typeof receipt !== "string" || typeof seq !== "number") return null;
+  return { tenant, namespace, action, subject, receipt, seq };
 }
 
 /** The journal id of an effect id `effect-<n>`, or null. */

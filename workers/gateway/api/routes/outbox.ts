@@ -7,14 +7,17 @@
  * POST   /api/outbox/{id}/retry                             → effect (a dead one, tried again from its first attempt)   (step-up)
  * POST   /api/outbox/{id}/drop                              → 204 (a dead one, removed)   (step-up)
  * POST   /api/outbox/check                                  → 202 effect (a no-op effect through the whole outbox)
+ * GET    /api/outbox/{id}/document                          → application/pdf (a done `effect pdf`'s document)
+ * GET    /api/settings/effects                              → {tenant, email: {account} | null, pdf}
+ * PUT    /api/settings/effects {email: {account} | null, pdf} → the same   (step-up; the contracts' `effect` clauses)
  * GET    /api/settings/integrations/connectors              → {items: [{name, title, description, hosts, effects, accounts}]}
  * PUT    /api/settings/integrations/connectors/{c}/accounts/{id} {fields, secret?} → the account   (step-up)
  * DELETE /api/settings/integrations/connectors/{c}/accounts/{id} → 204   (step-up)
  * ```
  *
  * An effect: `{id, connector, effect, account, key, args, state, attempts, maxAttempts, lastError,
- * nextAttemptAt, createdAt, doneAt, providerId, receipt}` (`receipt`: the effect receipt JWS the
- * node signed once it was done). Only a dead effect can be retried or dropped (`409 not-dead`
+ * nextAttemptAt, createdAt, doneAt, providerId, receipt, source}` (`receipt`: the effect receipt JWS the
+ * node signed once it was done; `source`: the command whose contract declared it, or null). Only a dead effect can be retried or dropped (`409 not-dead`
  * otherwise). No answer holds an account's secret.
  */
 import type { Context, Hono } from "hono";
@@ -30,6 +33,9 @@ import { jsonBody } from "../request-body.ts";
 import { requireSteppedUp } from "../step-up.ts";
 import { badParameter } from "./data-input.ts";
 import { randomUUID } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import { documentPath } from "../../../../shared/connectors/documents.ts";
+import type { PersonReader } from "../personal/person-reader.ts";
 
 export interface OutboxRouteDeps {
   readonly outbox: OutboxHost;
@@ -37,7 +43,13 @@ export interface OutboxRouteDeps {
   readonly manifests: ReadonlyMap<string, ConnectorManifest>;
   readonly connectorAccounts: ConnectorAccounts;
   readonly account: Pick<AccountCeremonies, "context">;
+  readonly reader: Pick<PersonReader, "personalTenant">;
+  /** Where `effect pdf` documents are written (the outbox's pdf connector). */
+  readonly documentsDir: string;
 }
+
+/** The largest document `/api/outbox/{id}/document` serves (the renderer stops at 500 pages). */
+const MAX_DOCUMENT = 64 * 1024 * 1024;
 
 const MAX_SECRET = 4096;
 
@@ -59,6 +71,48 @@ export function mountOutboxRoutes(api: Hono<ApiEnv>, deps: OutboxRouteDeps): voi
     sessionOf(c);
     const id = await deps.outbox.queue({ connector: "noop", effect: "nothing", account: null, args: {}, key: `check-${randomUUID()}` });
     return c.json(await effects.get(id), 202);
+  });
+
+  api.get("/api/outbox/:id/document", async (c) => {
+    sessionOf(c);
+    const effect = await effectOf(c);
+    const digest = /^sha256:([0-9a-f]{64})$/.exec(effect.providerId ?? "")?.[1];
+    if (effect.connector !== "pdf" || effect.state !== "done" || digest === undefined) throw new HttpProblem(problem(404, "not-found", "this effect made no document"));
+    const path = documentPath(deps.documentsDir, digest);
+    const size = await stat(path).then((s) => s.size, () => null);
+    if (size === null || size > MAX_DOCUMENT) throw new HttpProblem(problem(404, "not-found", "the document is no longer on this node"));
+    const bytes = await readFile(path);
+    const name = typeof effect.args === "object" && effect.args !== null ? (effect.args as Record<string, unknown>).file : null;
+    const file = typeof name === "string" && /^[\w .()-]{1,120}$/.test(name) ? name : `${digest.slice(0, 16)}.pdf`;
+    return c.body(bytes, 200, { "content-type": "application/pdf", "content-disposition": `attachment; filename="${file}"`, "x-content-type-options": "nosniff" });
+  });
+
+  api.get("/api/settings/effects", async (c) => {
+    sessionOf(c);
+    const tenant = deps.reader.personalTenant();
+    const on = await effects.tenantEffects(tenant);
+    return c.json({ tenant, email: on?.email ?? null, pdf: on?.pdf ?? false });
+  });
+
+  api.put("/api/settings/effects", async (c) => {
+    sessionOf(c);
+    requireSteppedUp(c, deps.account);
+    const tenant = deps.reader.personalTenant();
+    const body = await jsonBody(c, ["email", "pdf"]);
+    const errors: { pointer: string; detail: string }[] = [];
+    let email: { account: string } | null = null;
+    if (body.email !== undefined && body.email !== null) {
+      const account = typeof body.email === "object" && !Array.isArray(body.email) ? (body.email as Record<string, unknown>).account : undefined;
+      const extra = typeof body.email === "object" && body.email !== null ? Object.keys(body.email).filter((k) => k !== "account") : [];
+      if (typeof account !== "string" || !ACCOUNT_ID.test(account) || extra.length > 0) errors.push({ pointer: "#/email", detail: "null, or {account}: the id of an email account" });
+      else if (deps.connectorAccounts.get("email", account) === null) errors.push({ pointer: "#/email/account", detail: "no email account with this id" });
+      else email = { account };
+    }
+    if (body.pdf !== undefined && typeof body.pdf !== "boolean") errors.push({ pointer: "#/pdf", detail: "true or false" });
+    if (errors.length > 0) throw new HttpProblem(problem(400, "malformed-body", errors.map((e) => `${e.pointer}: ${e.detail}`).join("; "), errors));
+    const pdf = body.pdf === true;
+    await effects.setTenantEffects(tenant, email === null && !pdf ? null : { email, pdf });
+    return c.json({ tenant, email, pdf });
   });
 
   api.get("/api/outbox/:id", async (c) => {

@@ -1,0 +1,105 @@
+/**
+ * @module `charter release build`: packs the project as a self-contained release and signs its
+ * manifest. A release is two archives in `<out>/<version>/`:
+ *
+ * - `charter-<version>.tgz`, the project as `npm pack` makes it (what `.gitignore` leaves out stays
+ *   out: `node_modules/`, `data/`), with `package-lock.json` added;
+ * - `node_modules.tgz`, its production dependencies as `npm ci --omit=dev` installed them from that
+ *   lockfile on the building machine (Node 24 itself among them, from the `node` package);
+ *
+ * and `manifest.jws` naming both with their sizes and SHA-256, signed with the operator's release
+ * key; the channel's `latest.jws` is a copy of the newest manifest. Installing a release is then
+ * unpacking two verified archives — no registry, no compiler, no network — which is why a release
+ * carries its dependencies rather than a lockfile to resolve later (a node updating at night may be
+ * offline, and a registry may no longer serve a version). The price is size and a release per
+ * platform: the manifest names the platform it was built on, and a node on another refuses it.
+ */
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import type { KeyPair } from "../identity/key-pair.ts";
+import { compareVersions, digestFile, isVersion, readManifest, RELEASE_FORMAT, type ReleaseManifest, signManifest } from "./manifest.ts";
+
+export interface BuildOptions {
+  /** The project to pack (its package.json names the version). */
+  readonly projectDir: string;
+  /** The channel folder the release is written into. */
+  readonly out: string;
+  readonly key: KeyPair;
+  readonly notes?: string;
+  /** Progress lines (the command prints them). */
+  readonly progress?: (line: string) => void;
+}
+
+export interface BuiltRelease {
+  readonly dir: string;
+  readonly manifest: ReleaseManifest;
+  readonly ms: { pack: number; dependencies: number; archive: number };
+}
+
+const NPM_QUIET = ["--no-audit", "--no-fund", "--loglevel=error"];
+
+/** Builds and signs the release of `projectDir` into `out/<version>/`. */
+export async function buildRelease(options: BuildOptions): Promise<BuiltRelease> {
+  const say = options.progress ?? (() => {});
+  const pkg = JSON.parse(await readFile(join(options.projectDir, "package.json"), "utf8")) as { name?: string; version?: string; engines?: { node?: string } };
+  const version = pkg.version ?? "";
+  if (!isVersion(version)) throw new Error(`package.json's version ${JSON.stringify(version)} is not MAJOR.MINOR.PATCH`);
+  const minNode = Number(/(\d+)/.exec(pkg.engines?.node ?? "")?.[1] ?? "24");
+  const dir = join(options.out, version);
+  const work = await mkdtemp(join(tmpdir(), "charter-release-"));
+  const partial = `${dir}.partial`;
+  try {
+    await rm(partial, { recursive: true, force: true });
+    await mkdir(partial, { recursive: true });
+    let t = performance.now();
+    say(`packing ${pkg.name ?? "charter"} ${version}`);
+    const packed = await execa("npm", ["pack", "--pack-destination", work, "--ignore-scripts", ...NPM_QUIET], { cwd: options.projectDir });
+    const tarball = join(work, packed.stdout.trim().split("\n").at(-1) ?? "");
+    const app = join(work, "app");
+    await mkdir(app);
+    await execa("tar", ["-xzf", tarball, "-C", app, "--strip-components=1"]);
+    await copyFile(join(options.projectDir, "package-lock.json"), join(app, "package-lock.json"));
+    const source = `charter-${version}.tgz`;
+    await execa("tar", ["-czf", join(partial, source), "-C", app, "."]);
+    const pack = performance.now() - t;
+
+    t = performance.now();
+    say("installing the production dependencies from the lockfile");
+    await execa("npm", ["ci", "--omit=dev", "--prefer-offline", ...NPM_QUIET], { cwd: app });
+    const dependencies = performance.now() - t;
+
+    t = performance.now();
+    say("archiving the dependencies");
+    await execa("tar", ["-czf", join(partial, "node_modules.tgz"), "-C", app, "node_modules"]);
+    const files = [];
+    for (const name of [source, "node_modules.tgz"]) files.push({ path: name, ...(await digestFile(join(partial, name))) });
+    const archive = performance.now() - t;
+
+    const manifest: ReleaseManifest = {
+      format: RELEASE_FORMAT,
+      version,
+      minNode,
+      platform: `${process.platform}-${process.arch}`,
+      notes: options.notes ?? "",
+      createdAt: new Date().toISOString(),
+      files,
+    };
+    const jws = signManifest(options.key, manifest);
+    await writeFile(join(partial, "manifest.jws"), `${jws}\n`);
+    await rm(dir, { recursive: true, force: true });
+    await rename(partial, dir);
+    // The channel's newest, written last and by rename, so a reader never sees half a manifest; an
+    // older release built later leaves it as it is.
+    const latest = await readFile(join(options.out, "latest.jws"), "utf8").then((text) => readManifest(text, options.key.did), () => null);
+    if (latest === null || !latest.ok || compareVersions(latest.value.version, version) <= 0) {
+      await writeFile(join(options.out, "latest.jws.tmp"), `${jws}\n`);
+      await rename(join(options.out, "latest.jws.tmp"), join(options.out, "latest.jws"));
+    }
+    return { dir, manifest, ms: { pack, dependencies, archive } };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+    await rm(partial, { recursive: true, force: true });
+  }
+}
