@@ -18,7 +18,7 @@ const good = {
 describe("connector manifests", () => {
   it("the built-in manifests check", () => {
     const manifests = loadManifests();
-    assert.deepEqual([...manifests.keys()].sort(), ["email", "noop"]);
+    assert.deepEqual([...manifests.keys()].sort(), ["email", "noop", "pdf"]);
     assert.deepEqual(manifests.get("noop")?.hosts, []);
   });
 
