@@ -171,6 +171,8 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
     () => {},
   );
   const code = await supervisor.exited;
+  process.off("SIGINT", onSignal);
+  process.off("SIGTERM", onSignal);
   logFile.close();
   lock.release();
   return code;

@@ -145,6 +145,15 @@ export const problemCatalog = {
   "forward-failed": { status: 503, title: "Leader did not answer" },
   behind: { status: 503, title: "Voter behind the leader" },
   draining: { status: 503, title: "Voter stopping" },
+  updating: { status: 503, title: "Switching to a new release" },
+
+  // Self-update (`/api/settings/updates`).
+  "update-refused": { status: 409, title: "The release was refused" },
+  "no-update": { status: 409, title: "No newer release to install" },
+  "update-in-progress": { status: 409, title: "An update is under way" },
+  "updates-not-configured": { status: 409, title: "No release channel or key is set" },
+  "channel-unreachable": { status: 502, title: "The release channel could not be read" },
+  "update-failed": { status: 500, title: "The update failed" },
 } as const satisfies Record<string, Entry>;
 
 /** A problem code: a key of the catalogue (a code not in it does not type-check). */

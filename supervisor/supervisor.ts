@@ -19,6 +19,7 @@ import { defaultRestartPolicy, emptyHistory, onExit, type RestartHistory, type R
 import type { WorkerSpec } from "./workers.ts";
 import { hostFacts, hostWarnings } from "./host-check.ts";
 import { ReadyNotice } from "./systemd-notify.ts";
+import { RELAUNCH_EXIT } from "../shared/update/update-state.ts";
 
 /** How long a worker that is not required stays down after it kept failing, before it is tried again. */
 const OPTIONAL_COOL_DOWN_MS = 5 * 60_000;
@@ -113,7 +114,7 @@ export class Supervisor {
   /** Drains workers in reverse start order (the gateway finishes its requests while the engine still runs). */
   shutdown(code: number, reason?: string): Promise<number> {
     if (this.#shutdown !== null) return this.#shutdown;
-    if (reason !== undefined) this.#log[code === 0 ? "info" : "error"](reason);
+    if (reason !== undefined) this.#log[code === 0 || code === RELAUNCH_EXIT ? "info" : "error"](reason);
     this.#failedStart(new Error(reason ?? "shut down before start completed"));
     this.#readyNotice.cancel();
     this.#shutdown = (async () => {
@@ -177,6 +178,8 @@ export class Supervisor {
       this.#readyNotice.hooksBound();
     });
     control.onNotice("fatal", ({ message }) => void this.shutdown(1, `${spec.name}: ${message}`));
+    // Only the updater switches releases; the launcher (cli/launcher.ts) starts the tree again from the new one.
+    if (spec.name === "updater") control.onNotice("relaunch", ({ reason }) => void this.shutdown(RELAUNCH_EXIT, `${reason}; restarting`));
     child.on("exit", (code, signal) => this.#onExit(slot, child, pid, code, signal));
     this.#log.info("worker started", { worker: spec.name, pid, ...(slot.history.restarts.length > 0 ? { restart: slot.history.restarts.length } : {}) });
     this.#reportPids();

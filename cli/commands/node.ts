@@ -1,6 +1,6 @@
-/** @module `charter node`: the personal node's process tree. */
-import { runTree } from "../run-tree.ts";
+/** @module `charter node`: the personal node's process tree, under the launcher that self-update needs (cli/launcher.ts). */
+import { runNode } from "../launcher.ts";
 
 export default function node(args: string[]): Promise<number> {
-  return runTree("node", args);
+  return runNode(args);
 }

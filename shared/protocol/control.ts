@@ -23,6 +23,8 @@ export type WorkerNotices = {
   "grpc-listening": { address: string };
   /** The outbox's webhook listener serves at this URL (`http://127.0.0.1:PORT`, the real port when `--hooks-port` is 0). */
   "hooks-listening": { url: string };
+  /** The updater switched to a new release: drain the tree and exit with RELAUNCH_EXIT, for the launcher to start the new one. */
+  relaunch: { reason: string };
   /** The gateway serves `/api` (charter node) for `origin`; `setupCode` while the node is not set up. */
   api: { origin: string; setupCode: string | null };
 };

@@ -117,5 +117,7 @@ export type EngineRequests = {
   /** Effects the outbox has done: each marked done with its receipt, signed here, in one transaction. */
   "effect-complete": { request: { claimant: string; done: EffectDone[] }; response: { id: number; receipt: string }[] };
   "journal-release": { request: { claimant: string }; response: number };
+  /** Looks at the update state now; once writes are held, answers after every batch admitted before has committed (the switch's backup follows). */
+  "update-hold": { request: Record<string, never>; response: { held: boolean } };
   "journal-stats": { request: Record<string, never>; response: JournalStats };
 };

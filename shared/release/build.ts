@@ -14,7 +14,7 @@
  * offline, and a registry may no longer serve a version). The price is size and a release per
  * platform: the manifest names the platform it was built on, and a node on another refuses it.
  */
-import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -39,6 +39,19 @@ export interface BuiltRelease {
 }
 
 const NPM_QUIET = ["--no-audit", "--no-fund", "--loglevel=error"];
+/** Beside a release's archives: the lockfile digest and platform its `node_modules.tgz` was installed from (not part of the release). */
+const DEPENDENCIES_OF = "dependencies.sha256";
+
+/** A release in the channel whose dependencies were installed from the same lockfile on this platform, or null. */
+async function earlierDependencies(channel: string, lockDigest: string): Promise<string | null> {
+  const want = `${lockDigest} ${process.platform}-${process.arch}`;
+  for (const entry of await readdir(channel).catch(() => [] as string[])) {
+    if (!isVersion(entry)) continue;
+    const said = await readFile(join(channel, entry, DEPENDENCIES_OF), "utf8").catch(() => "");
+    if (said.trim() === want && (await stat(join(channel, entry, "node_modules.tgz")).catch(() => null))?.isFile() === true) return entry;
+  }
+  return null;
+}
 
 /** Builds and signs the release of `projectDir` into `out/<version>/`. */
 export async function buildRelease(options: BuildOptions): Promise<BuiltRelease> {
@@ -66,13 +79,25 @@ export async function buildRelease(options: BuildOptions): Promise<BuiltRelease>
     const pack = performance.now() - t;
 
     t = performance.now();
-    say("installing the production dependencies from the lockfile");
-    await execa("npm", ["ci", "--omit=dev", "--prefer-offline", ...NPM_QUIET], { cwd: app });
+    // The same lockfile, on the same platform, installs the same dependencies: an earlier release's
+    // archive of them in this channel is taken as it is (the manifest signs its digest all the same).
+    const lockDigest = (await digestFile(join(app, "package-lock.json"))).sha256;
+    const reused = await earlierDependencies(options.out, lockDigest);
+    if (reused !== null) {
+      say(`the dependencies are those of release ${reused}: taking its archive`);
+      await copyFile(join(options.out, reused, "node_modules.tgz"), join(partial, "node_modules.tgz"));
+    } else {
+      say("installing the production dependencies from the lockfile");
+      await execa("npm", ["ci", "--omit=dev", "--prefer-offline", ...NPM_QUIET], { cwd: app });
+    }
+    await writeFile(join(partial, DEPENDENCIES_OF), `${lockDigest} ${process.platform}-${process.arch}\n`);
     const dependencies = performance.now() - t;
 
     t = performance.now();
-    say("archiving the dependencies");
-    await execa("tar", ["-czf", join(partial, "node_modules.tgz"), "-C", app, "node_modules"]);
+    if (reused === null) {
+      say("archiving the dependencies");
+      await execa("tar", ["-czf", join(partial, "node_modules.tgz"), "-C", app, "node_modules"]);
+    }
     const files = [];
     for (const name of [source, "node_modules.tgz"]) files.push({ path: name, ...(await digestFile(join(partial, name))) });
     const archive = performance.now() - t;

@@ -34,6 +34,8 @@ import { rolesOf, tenantExists } from "./tenants.ts";
 import { finishKeyRotations } from "./tenant-key-rotate.ts";
 import { Admission } from "./admission/admission.ts";
 import { requestLogger } from "../../shared/log.ts";
+import { updatePaths } from "../../shared/update/update-state.ts";
+import { WriteHold } from "../../shared/update/write-hold.ts";
 
 type EngineChannel = Channel<Record<string, never>, EngineRequests, EngineNotices>;
 
@@ -168,6 +170,8 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     });
   }
   const replicated = cluster;
+  // Self-update (charter node): writes held while a switch or a new release's trial is under way.
+  const hold = ctx.config.edition === "node" && replicated === null ? new WriteHold(updatePaths(ctx.config.dataDir)) : null;
   const server = await listenChannels<Record<string, never>, EngineRequests>(paths.engineSocket, (channel) => {
     const c = channel as unknown as EngineChannel;
     channels.add(c);
@@ -187,6 +191,8 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       ...(effects === undefined ? {} : { effects }),
       admit: (command) => admission.check(command),
       degraded: () => [commitFailure, admission.diskShortfall()].filter((reason): reason is string => reason !== null),
+      ...(hold === null ? {} : { hold }),
+      barrier: () => commands.exclusive(() => undefined),
       log: ctx.log,
     });
   });
@@ -202,6 +208,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     async drain() {
       // Stop accepting connections, let requests in flight answer, then close the store cleanly.
       server.close();
+      hold?.close();
       await admin.close();
       await replicated?.close();
       await commands.drain();

@@ -32,6 +32,10 @@ export interface EngineState {
   readonly admit: (command: SubmittedCommand) => Problem | null;
   /** Why writes are not working as they should (`/health`'s `degraded`). */
   readonly degraded: () => readonly string[];
+  /** Writes held while the node switches to a new release (shared/update/write-hold.ts); absent for `charter serve`. */
+  readonly hold?: { problem(): Problem | null; refresh(): boolean };
+  /** Resolves once every batch admitted before it has committed. */
+  readonly barrier: () => Promise<void>;
   readonly log: Logger;
 }
 
@@ -44,7 +48,7 @@ export function serveEngineRequests(channel: Channel<Record<string, never>, Engi
   channel.handleAll({
     ping: () => ({ pid: process.pid }),
     command: async (c) => {
-      const refused = admit(c);
+      const refused = state.hold?.problem() ?? admit(c);
       if (refused !== null) return { kind: "problem", problem: refused };
       try {
         return signedAnswer(nodeKey, await submit(c));
@@ -83,14 +87,25 @@ export function serveEngineRequests(channel: Channel<Record<string, never>, Engi
       if (!state.effects.set(r.tenant, r.effects)) return { ok: false, problem: problem(404, "not-found", `no tenant ${JSON.stringify(r.tenant)}`) };
       return { ok: true };
     },
-    "journal-append": (r) => ({ id: journal.append(r.topic, r.payload, { key: r.key, delayMs: r.delayMs }) }),
+    "journal-append": (r) => {
+      heldThrows(state);
+      return { id: journal.append(r.topic, r.payload, { key: r.key, delayMs: r.delayMs }) };
+    },
     // Bounded, so one request holds the writer for one short transaction.
     "journal-append-many": (r) => {
       if (!Array.isArray(r.entries) || r.entries.length > MAX_APPEND_MANY) throw new Error(`journal-append-many takes at most ${MAX_APPEND_MANY} entries`);
+      heldThrows(state);
       return journal.appendMany(r.entries.map((e) => ({ topic: e.topic, payload: e.payload, key: e.key, delayMs: e.delayMs })));
     },
     "journal-complete": (r) => journal.complete(r.claimant, r.done),
-    "journal-claim": (r) => journal.claim(r.claimant, r.topics, r.limit, r.leaseMs),
+    // Nothing new is started while writes are held: what it did would not be in the switch's backup.
+    "journal-claim": (r) => (state.hold?.problem() ? [] : journal.claim(r.claimant, r.topics, r.limit, r.leaseMs)),
+    // The updater's barrier before it backs up the store: the hold seen now, every admitted batch committed.
+    "update-hold": async () => {
+      const held = state.hold?.refresh() ?? false;
+      await state.barrier();
+      return { held };
+    },
     "journal-ack": (r) => journal.ack(r.claimant, r.ids),
     "journal-fail": (r) => journal.fail(r.claimant, r.id, r.error, { retryInMs: r.retryInMs, permanent: r.permanent }),
     "journal-list": (r) => journal.list(r.topic, r.states, { after: r.after, limit: Math.min(Math.max(1, r.limit), 1000), newestFirst: r.newestFirst }),
@@ -101,6 +116,12 @@ export function serveEngineRequests(channel: Channel<Record<string, never>, Engi
     "journal-release": (r) => journal.release(r.claimant),
     "journal-stats": () => journal.stats(),
   });
+}
+
+/** Throws while writes are held (the requester answers `503 updating`). */
+function heldThrows(state: EngineState): void {
+  const held = state.hold?.problem();
+  if (held) throw new Error(`updating: ${held.detail}`);
 }
 
 /**

@@ -68,6 +68,9 @@ import { mountSuggestionRoutes } from "./routes/suggestions.ts";
 import { mountCalcRoutes } from "./routes/calc.ts";
 import { mountManualAssetRoutes } from "./routes/manual-assets.ts";
 import { machineTimeZone } from "./time-zone.ts";
+import { mountUpdateRoutes } from "./routes/updates.ts";
+import type { UpdateHost } from "./updates/update-host.ts";
+import type { Problem } from "../../../shared/problem.ts";
 
 /** What the `/api` app needs beyond the account routes' surroundings. */
 export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
@@ -108,6 +111,10 @@ export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
   readonly connectorAccounts?: ConnectorAccounts;
   /** The person's email (reading, sending, approvals of sends); absent: no comms routes. */
   readonly comms?: Comms;
+  /** The updater worker's link; absent: no update routes. */
+  readonly updates?: UpdateHost;
+  /** Writes held while the node switches to a new release (shared/update/write-hold.ts): `503 updating`. */
+  readonly writeHold?: { problem(): Problem | null };
 }
 
 /** Builds the `/api` app; every route it serves has a path under `/api`. */
@@ -117,6 +124,15 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   api.use("*", answerLog(requestLogger(options.log)));
   api.notFound((c) => problemResponse(c, problem(404, "not-found", `no route for ${c.req.method} ${c.req.path}`)));
   api.use("*", apiGate({ origin: options.origin, session: (token) => options.account.session(token) }));
+  // While the node switches to a new release, nothing is changed: the switch's backup must hold it all.
+  const hold = options.writeHold;
+  if (hold !== undefined) {
+    api.use("*", async (c, next) => {
+      const held = c.req.method === "GET" || c.req.method === "HEAD" ? null : hold.problem();
+      if (held !== null) return problemResponse(c, held);
+      await next();
+    });
+  }
   // A library upload streams to disk under its own limit (routes/library.ts), never read whole.
   api.use("*", apiBodyLimit(options.bodyLimit, (c) => c.req.method === "POST" && c.req.path === "/api/library"));
   // Ahead of every route: it refuses a traversal whose normalised path another route would answer.
@@ -145,6 +161,7 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
   if (options.outbox !== undefined && options.effects !== undefined && options.manifests !== undefined && options.connectorAccounts !== undefined && options.documentsDir !== undefined) {
     mountOutboxRoutes(api, { ...options, outbox: options.outbox, effects: options.effects, manifests: options.manifests, connectorAccounts: options.connectorAccounts, documentsDir: options.documentsDir });
   }
+  if (options.updates !== undefined) mountUpdateRoutes(api, { ...options, updates: options.updates });
   if (options.comms !== undefined && options.connectorAccounts !== undefined) mountCommsRoutes(api, { ...options, comms: options.comms, connectorAccounts: options.connectorAccounts });
   if (options.settings !== undefined && options.connections !== undefined) {
     const models = { ...options, settings: options.settings, connections: options.connections, onAutonomyChanged: () => options.autonomy?.settingChanged() };

@@ -54,6 +54,10 @@ import { LIBRARY } from "./library/library-records.ts";
 import { attachmentsText } from "./library/attachment-text.ts";
 import { Knowledge } from "./knowledge/knowledge.ts";
 import { CollabServer } from "./knowledge/collab.ts";
+import { UpdateHost } from "./updates/update-host.ts";
+import { WriteHold } from "../../../shared/update/write-hold.ts";
+import { updatePaths } from "../../../shared/update/update-state.ts";
+import { frameJson } from "./events/frames.ts";
 
 /** What starting `/api` needs. */
 export interface NodeApiOptions {
@@ -261,6 +265,18 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   const autonomy = new Autonomy({ reader, writer, settings, connections, turns, now, timeZone: () => account.settings()?.timeZone ?? machineTimeZone(), log: options.log });
   shapes.set(AUTONOMY_ORIGIN, autonomy.shape);
   const autonomyScheduler = new AutonomyScheduler({ runs: autonomy, now, log: options.log, recheckMs: 5 * 60_000 });
+  // Self-update: the updater worker's link; its status is shown on /api/events and its channel's host declared for egress.
+  let updateFrames = 0;
+  const updates = new UpdateHost({
+    socketPath: join(paths.run, "updater.sock"),
+    onStatus: (status, event) => {
+      const channel = status.settings.channel;
+      egress.declare("updates", channel !== null && !channel.startsWith("/") ? [hostOfUrl(channel)].filter((h): h is string => h !== null) : []);
+      updateFrames += 1;
+      options.broadcast?.(frameJson("update", `update-${process.pid}-${updateFrames}`, { state: status.state, mode: status.settings.mode, running: status.running, available: status.available, event }));
+    },
+  });
+  const writeHold = new WriteHold(updatePaths(options.dataDir));
   const app = createApiApp({
     settings,
     connections,
@@ -291,6 +307,9 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     admin: options.admin,
     version: options.version,
     person,
+    updates,
+    writeHold,
+    updateStatus: () => updates.last(),
     lastSeq: () => Number((storeView.prepare("SELECT COALESCE(MAX(seq), 0) AS seq FROM history").get() as { seq: bigint }).seq),
   });
   // A schedule changed through any route (the generic ones too) is kept from then on, not at the next re-check.
@@ -318,6 +337,8 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     egress,
     outbox,
     close: () => {
+      updates.close();
+      writeHold.close();
       toolServers.close();
       scheduler.close();
       autonomyScheduler.close();

@@ -8,7 +8,7 @@
  *  counts: {tasksDue, approvalsWaiting, asksWaiting},
  *  model: {configured, connection?, model?},
  *  toolServers: [{id, name, usage: {day, calls, ceiling, tools: {"<tool>": calls}}}],
- *  node: {version, update: {mode, state, available}},
+ *  node: {version, update: {mode, state, running, available, last}},
  *  events: {after}}
  * ```
  *
@@ -33,6 +33,7 @@ import type { Connections } from "../assistant-host/connections.ts";
 import { routeChoices } from "../assistant-host/model-route.ts";
 import type { NodeSettings } from "../assistant-host/node-settings.ts";
 import { usageOfServers } from "../tool-servers/server-views.ts";
+import type { UpdateStatus } from "../../../../shared/protocol/updater.ts";
 
 /** What the bootstrap answer is read from. */
 export interface BootstrapDeps extends AccountRouteDeps {
@@ -50,6 +51,8 @@ export interface BootstrapDeps extends AccountRouteDeps {
   /** The assistant's settings and model connections (the model part); absent where no assistant runs. */
   readonly settings?: NodeSettings;
   readonly connections?: Connections;
+  /** The updater's last announced status (null: not reached yet); absent where no updater runs. */
+  readonly updateStatus?: () => UpdateStatus | null;
 }
 
 /** Mounts `GET /api/bootstrap`. */
@@ -67,7 +70,7 @@ export function mountBootstrapRoute(api: Hono<ApiEnv>, deps: BootstrapDeps): voi
       model: modelView(deps),
       // Each tool server's calls today against its daily ceiling.
       toolServers: deps.settings === undefined ? [] : usageOfServers(deps.settings, deps.now(), deps.account.settings()?.timeZone ?? machineTimeZone()),
-      node: { version: deps.version, update: { mode: "off", state: "idle", available: null } },
+      node: { version: deps.version, update: updateView(deps) },
       events: { after: String(after) },
     });
   });
@@ -90,6 +93,13 @@ async function tenantView(deps: BootstrapDeps, handle: string) {
 function modelView(deps: BootstrapDeps): { configured: boolean; connection?: string; model?: string } {
   const first = deps.settings === undefined || deps.connections === undefined ? undefined : routeChoices("conversation", deps.settings, deps.connections)[0];
   return first === undefined ? { configured: false } : { configured: true, connection: first.connection, model: first.model };
+}
+
+/** Self-update at a glance: the mode, what the updater does, what runs, what is available, the last event. */
+function updateView(deps: BootstrapDeps) {
+  const status = deps.updateStatus?.() ?? null;
+  if (status === null) return { mode: "off", state: "idle", running: { version: deps.version, release: null }, available: null, last: null };
+  return { mode: status.settings.mode, state: status.state, running: status.running, available: status.available, last: status.history[0] ?? null };
 }
 
 /** Open tasks due today or before, in the person's time zone (null without `std.tasks`). */
