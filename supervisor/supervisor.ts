@@ -233,7 +233,10 @@ export class Supervisor {
     const child = slot.child;
     if (child === null || child.exitCode !== null) return;
     const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    slot.control?.request("drain", {}).catch(() => {});
+    // A worker still starting has nothing to finish and answers no drain until it has started (it
+    // may be waiting for the engine that just failed): SIGTERM ends it at once.
+    if (slot.state === "starting") child.kill("SIGTERM");
+    else slot.control?.request("drain", {}).catch(() => {});
     const timeout = this.#options.drainTimeoutMs ?? 5000;
     const timer = setTimeout(() => {
       this.#log.warn("worker did not drain in time; killing it", { worker: slot.spec.name });

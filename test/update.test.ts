@@ -9,167 +9,39 @@
  * the updater killed mid-switch leaves a working node. Every acknowledged write is still there.
  */
 import assert from "node:assert/strict";
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, createReadStream, existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { once } from "node:events";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, it } from "node:test";
-import { execa } from "execa";
 import { generateKeyPair, type KeyPair } from "../shared/identity/key-pair.ts";
-import { loadKeyFile } from "../shared/identity/key-file.ts";
 import { readManifest, signManifest } from "../shared/release/manifest.ts";
-import { ApiClient, createAccount, printedSetupCode, stepUp } from "./helpers/api-client.ts";
-import { type Charter, cleanup, lockOf, sleep, spawnCharter, tempDataDir, waitFor } from "./helpers/charter-process.ts";
-import { freePort } from "./helpers/ports.ts";
+import { signIn, stepUp } from "./helpers/api-client.ts";
+import { FrameLog } from "./helpers/assistant-node.ts";
+import { lockOf, waitFor } from "./helpers/charter-process.ts";
+import { addTask, baseVersion, call, configureUpdates, FAILS_AFTER_MIGRATING, healthVersion, laterVersion, NO_HEALTH, ReleaseBuilder, startUpdateNode, stopUpdateNode, taskTitles, type UpdateNode, updateEvent } from "./helpers/releases.ts";
 
-const project = new URL("..", import.meta.url).pathname;
-const charterCli = (args: string[]) => execa(process.execPath, [join(project, "bin/charter.js"), ...args], { reject: false });
-const baseVersion = (JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as { version: string }).version;
-const [MAJOR, MINOR] = baseVersion.split(".").map(Number) as [number, number];
-const v = (n: number) => `${MAJOR}.${MINOR + n}.0`;
-const GOOD = v(1);
-const NEXT = v(2);
-const FAILS = v(3);
-const NO_HEALTH = v(4);
-
-const work = mkdtempSync(join(tmpdir(), "charter-update-test-"));
-const builds = join(work, "builds");
-let did = "";
-let releaseKey: KeyPair | null = null;
-const keyFile = join(work, "release.jwk");
-
-/** A copy of the working tree as npm packs it, at `version`, with `patches` (file → [from, to]) applied. */
-async function buildRelease(version: string, patches: Record<string, [string, string]> = {}): Promise<void> {
-  const dir = join(work, `src-${version}`);
-  mkdirSync(dir);
-  const packed = await execa("npm", ["pack", "--pack-destination", work, "--ignore-scripts", "--loglevel=error"], { cwd: project });
-  await execa("tar", ["-xzf", join(work, packed.stdout.trim().split("\n").at(-1) as string), "-C", dir, "--strip-components=1"]);
-  copyFileSync(join(project, "package-lock.json"), join(dir, "package-lock.json"));
-  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ ...pkg, version }, null, 2));
-  for (const [file, [from, to]] of Object.entries(patches)) {
-    const text = readFileSync(join(dir, file), "utf8");
-    assert.ok(text.includes(from), `the patch of ${file} finds its place`);
-    writeFileSync(join(dir, file), text.replace(from, to));
-  }
-  const built = await charterCli(["release", "build", "--key", keyFile, "--out", builds, "--notes", `release ${version}`, "--project", dir]);
-  assert.equal(built.exitCode, 0, built.stderr);
-}
-
-/** A channel folder offering `version` (a link to its build) as its newest, with `latest` the manifest given or the build's own. */
-function channelOf(name: string, version: string, latest?: string): string {
-  const dir = join(work, `channel-${name}`);
-  mkdirSync(dir, { recursive: true });
-  symlinkSync(join(builds, version), join(dir, version));
-  writeFileSync(join(dir, "latest.jws"), latest ?? readFileSync(join(builds, version, "manifest.jws"), "utf8"));
-  return dir;
-}
-
-interface Node {
-  charter: Charter;
-  api: ApiClient;
-  cookie: string;
-  auth: Awaited<ReturnType<typeof createAccount>>["auth"];
-}
-
-/** A base `charter node` (this checkout) on a port of its own, set up, signed in, stepped up. */
-async function startNode(env: Record<string, string> = {}): Promise<Node> {
-  const dataDir = tempDataDir("charter-update-node-");
-  const port = await freePort();
-  const c = spawnCharter(["node", "--data", dataDir, "--listen", `127.0.0.1:${port}`, "--hooks-port", "0"], { CHARTER_UPDATE_POLL_MS: "300", ...env }) as Charter;
-  (c as { dataDir: string }).dataDir = dataDir;
-  await waitFor("the node's URL", () => /listening on (http:\/\/\S+)/.exec(c.stdout)?.[1], 30_000);
-  c.url = `http://127.0.0.1:${port}`;
-  const api = new ApiClient(c);
-  const { cookie, auth } = await createAccount(api, printedSetupCode(c));
-  await stepUp(api, auth, cookie);
-  await waitFor("std.tasks in the personal tenant", async () => {
-    const boot = await api.call("GET", "/api/bootstrap", { cookie });
-    return (boot.body.tenant.contracts as { namespace: string }[]).some((x) => x.namespace === "std.tasks") ? true : undefined;
-  });
-  return { charter: c, api, cookie, auth };
-}
-
-async function stopNode(node: Node): Promise<void> {
-  if (node.charter.child.exitCode === null) node.charter.child.kill("SIGTERM");
-  await node.charter.exited;
-  cleanup(node.charter.dataDir);
-}
-
-/** The version `/health` reports once it answers 200. */
-async function runningVersion(node: Node, want: string, timeoutMs = 120_000): Promise<void> {
-  await waitFor(
-    `version ${want} answering /health`,
-    async () => {
-      const res = await fetch(`${node.charter.url}/health`);
-      const body = (await res.json()) as { version?: string };
-      return res.status === 200 && body.version === want ? true : undefined;
-    },
-    timeoutMs,
-  );
-}
-
-const call = (node: Node, method: string, path: string, body?: unknown) => node.api.call(method, path, { cookie: node.cookie, ...(body === undefined ? {} : { body }) });
-
-/** Adds a task; right after an update is recorded, the engine may take up to 250 ms to see that writes go on again. */
-async function addTask(node: Node, title: string): Promise<void> {
-  for (let tries = 0; ; tries++) {
-    const res = await call(node, "POST", "/api/tasks", { title });
-    if (res.status === 503 && res.body.code === "updating" && tries < 20) {
-      await sleep(100);
-      continue;
-    }
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return;
-  }
-}
-
-async function taskTitles(node: Node): Promise<string[]> {
-  const res = await call(node, "GET", "/api/tasks?status=all&limit=200");
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return (res.body.items as { title: string }[]).map((t) => t.title);
-}
-
-async function configure(node: Node, channel: string, mode = "ask", extra: Record<string, unknown> = {}): Promise<void> {
-  const res = await call(node, "PUT", "/api/settings/updates", { mode, channel, releaseKey: did, ...extra });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-}
-
-/** Waits for the newest history event of `kind`. */
-async function event(node: Node, kind: string, version?: string, timeoutMs = 120_000): Promise<{ kind: string; version: string; from?: string; code?: string; reason?: string }> {
-  return waitFor(
-    `an update event ${kind}`,
-    async () => {
-      const res = await call(node, "GET", "/api/settings/updates");
-      const e = res.status === 200 ? (res.body.history as { kind: string; version: string }[]).find((x) => x.kind === kind && (version === undefined || x.version === version)) : undefined;
-      return e as never;
-    },
-    timeoutMs,
-  );
-}
+const GOOD = laterVersion(1);
+const NEXT = laterVersion(2);
+const FAILS = laterVersion(3);
+const BROKEN = laterVersion(4);
+const releases = new ReleaseBuilder();
+const configure = (node: UpdateNode, channel: string, mode = "ask", extra: Record<string, unknown> = {}) => configureUpdates(node, { mode, channel, releaseKey: releases.did, ...extra });
 
 describe("self-update", { timeout: 900_000 }, () => {
   before(async () => {
-    const keygen = await charterCli(["release", "keygen", "--out", keyFile]);
-    assert.equal(keygen.exitCode, 0, keygen.stderr);
-    did = keygen.stdout.trim();
-    const loaded = await loadKeyFile(keyFile);
-    assert.ok(loaded.ok);
-    releaseKey = loaded.value;
-    await buildRelease(GOOD);
-    await buildRelease(NEXT);
-    // Migrates the store (a new table, schema version +1), then fails to start.
-    await buildRelease(FAILS, {
-      "shared/store/migrations.ts": ["\n];", '\n  { version: 99, name: "release-test", sql: "CREATE TABLE release_test (x INTEGER);" },\n];'],
-      "workers/engine/engine.ts": ['if (applied.length > 0) ctx.log.info("store migrated", { versions: applied });', 'if (applied.length > 0) ctx.log.info("store migrated", { versions: applied });\n  throw new FatalError("this release fails after migrating the store");'],
-    });
-    // Starts, but its /health never answers 200.
-    await buildRelease(NO_HEALTH, { "workers/gateway/routes/health.ts": ['app.get("/health", async function health(c) {', 'app.get("/health", async function health(c) {\n    if (Date.now() > 0) return c.json({ status: "broken" }, 503);'] });
+    await releases.init();
+    await releases.build(GOOD);
+    await releases.build(NEXT);
+    await releases.build(FAILS, FAILS_AFTER_MIGRATING);
+    await releases.build(BROKEN, NO_HEALTH);
   });
-  after(() => rmSync(work, { recursive: true, force: true }));
+  after(() => releases.close());
 
   it("ask mode: the check finds the release, the person installs it, the node restarts into it; then automatic mode in the night window takes the next", async () => {
-    const node = await startNode();
+    const node = await startUpdateNode();
     try {
       await addTask(node, "before the update");
       const status = await call(node, "GET", "/api/settings/updates");
@@ -178,7 +50,7 @@ describe("self-update", { timeout: 900_000 }, () => {
       assert.deepEqual(status.body.running, { version: baseVersion, release: null });
 
       // Changing the channel needs a step-up: a fresh session without one is refused.
-      await configure(node, channelOf("good", GOOD));
+      await configure(node, releases.channel("good", GOOD));
       const checked = await call(node, "POST", "/api/settings/updates/check");
       assert.equal(checked.status, 200, JSON.stringify(checked.body));
       assert.equal(checked.body.available.version, GOOD);
@@ -189,8 +61,8 @@ describe("self-update", { timeout: 900_000 }, () => {
       const started = Date.now();
       const install = await call(node, "POST", "/api/settings/updates/install", { version: GOOD });
       assert.equal(install.status, 202, JSON.stringify(install.body));
-      await runningVersion(node, GOOD);
-      const installed = await event(node, "installed");
+      await healthVersion(node, GOOD);
+      const installed = await updateEvent(node, "installed");
       assert.equal(installed.version, GOOD);
       assert.equal(installed.from, baseVersion);
       process.stderr.write(`install to /health: ${Date.now() - started} ms\n`);
@@ -206,9 +78,9 @@ describe("self-update", { timeout: 900_000 }, () => {
       const hour = new Date().getUTCHours();
       const hh = (h: number) => `${String((h + 24) % 24).padStart(2, "0")}:00`;
       await stepUp(node.api, node.auth, node.cookie);
-      await configure(node, channelOf("next", NEXT), "automatic", { window: { start: hh(hour - 1), end: hh(hour + 1) }, timeZone: "UTC" });
-      await runningVersion(node, NEXT);
-      const second = await event(node, "installed", NEXT);
+      await configure(node, releases.channel("next", NEXT), "automatic", { window: { start: hh(hour - 1), end: hh(hour + 1) }, timeZone: "UTC" });
+      await healthVersion(node, NEXT);
+      const second = await updateEvent(node, "installed", NEXT);
       assert.equal(second.version, NEXT);
       assert.equal(second.from, GOOD);
       assert.deepEqual((await taskTitles(node)).sort(), ["after the update", "before the update"]);
@@ -216,21 +88,21 @@ describe("self-update", { timeout: 900_000 }, () => {
       assert.equal(readlinkSync(join(node.charter.dataDir, "releases", "current")), NEXT);
       assert.ok(readFileSync(join(node.charter.dataDir, "releases", GOOD, "package.json"), "utf8").includes(GOOD));
     } finally {
-      await stopNode(node);
+      await stopUpdateNode(node);
     }
   });
 
   it("refuses an unsigned, a foreign-signed, a tampered and an older release, records each, and keeps running", async () => {
-    const node = await startNode();
+    const node = await startUpdateNode();
     try {
-      const manifest = readFileSync(join(builds, GOOD, "manifest.jws"), "utf8").trim();
-      const read = readManifest(manifest, did);
+      const manifest = readFileSync(join(releases.builds, GOOD, "manifest.jws"), "utf8").trim();
+      const read = readManifest(manifest, releases.did);
       assert.ok(read.ok);
       const [header, payload] = manifest.split(".");
       const cases: [string, string, string][] = [
-        ["unsigned", channelOf("unsigned", GOOD, `${header}.${payload}.`), "unsigned"],
-        ["foreign", channelOf("foreign", GOOD, signManifest(generateKeyPair(), read.value)), "foreign-signed"],
-        ["older", channelOf("older", GOOD, signManifest(releaseKey as KeyPair, { ...read.value, version: `${MAJOR}.${MINOR}.0` === baseVersion && MINOR > 0 ? `${MAJOR}.${MINOR - 1}.0` : "0.0.0" })), "downgrade"],
+        ["unsigned", releases.channel("unsigned", GOOD, `${header}.${payload}.`), "unsigned"],
+        ["foreign", releases.channel("foreign", GOOD, signManifest(generateKeyPair(), read.value)), "foreign-signed"],
+        ["older", releases.channel("older", GOOD, signManifest(releases.key as KeyPair, { ...read.value, version: "0.0.0" })), "downgrade"],
       ];
       for (const [, channel, code] of cases) {
         await configure(node, channel);
@@ -238,12 +110,12 @@ describe("self-update", { timeout: 900_000 }, () => {
         assert.equal(res.status, 409, JSON.stringify(res.body));
         assert.equal(res.body.code, "update-refused");
         assert.equal(res.body.reason, code);
-        assert.equal((await event(node, "refused")).code, code);
+        assert.equal((await updateEvent(node, "refused")).code, code);
       }
       // Tampered: the manifest is right, one byte of an archive is not.
-      const tampered = join(work, "channel-tampered");
+      const tampered = join(releases.work, "channel-tampered");
       mkdirSync(tampered);
-      cpSync(join(builds, GOOD), join(tampered, GOOD), { recursive: true });
+      cpSync(join(releases.builds, GOOD), join(tampered, GOOD), { recursive: true });
       const archive = join(tampered, GOOD, `charter-${GOOD}.tgz`);
       const bytes = readFileSync(archive);
       bytes.writeUInt8((bytes.at(-1) as number) ^ 1, bytes.length - 1);
@@ -253,50 +125,80 @@ describe("self-update", { timeout: 900_000 }, () => {
       const install = await call(node, "POST", "/api/settings/updates/install");
       assert.equal(install.status, 409, JSON.stringify(install.body));
       assert.equal(install.body.reason, "tampered");
-      assert.equal((await event(node, "refused")).code, "tampered");
-      // Installing needs a step-up: a new session without one is refused.
+      assert.equal((await updateEvent(node, "refused")).code, "tampered");
+      // A channel served over HTTP (loopback) reads the same way; each change is an `update` frame on /api/events.
+      const frames = await FrameLog.open(node.charter, node.api, node.cookie);
+      const served = join(releases.work, "channel-good-http");
+      const server = createServer((req, res) => {
+        const file = join(served, decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname));
+        if (!file.startsWith(served) || !existsSync(file)) {
+          res.writeHead(404).end();
+          return;
+        }
+        res.writeHead(200, { "content-type": "application/octet-stream" });
+        createReadStream(file).pipe(res);
+      });
+      mkdirSync(served);
+      writeFileSync(join(served, "latest.jws"), manifest);
+      server.listen(0, "127.0.0.1");
+      await once(server, "listening");
+      try {
+        await configure(node, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+        const overHttp = await call(node, "POST", "/api/settings/updates/check");
+        assert.equal(overHttp.status, 200, JSON.stringify(overHttp.body));
+        assert.equal(overHttp.body.available.version, GOOD);
+        await waitFor("an update frame naming the release", () => frames.of("update").find((f) => (f.available as { version?: string } | null)?.version === GOOD));
+        assert.ok(frames.of("update").some((f) => (f.event as { kind?: string } | null)?.kind === "available"));
+      } finally {
+        frames.close();
+        server.close();
+      }
+      // A channel URL elsewhere must be https.
+      const plain = await call(node, "PUT", "/api/settings/updates", { channel: "http://updates.example.com/charter" });
+      assert.equal(plain.status, 400);
+      assert.equal(plain.body.errors[0].pointer, "#/channel");
+      // Installing, and changing the channel or the key, need a step-up: a new session without one is refused.
+      const fresh = await signIn(node.api, node.auth);
+      const unstepped = await node.api.call("POST", "/api/settings/updates/install", { cookie: fresh });
+      assert.equal(unstepped.status, 403);
+      assert.equal(unstepped.body.code, "step-up-required");
+      const rekey = await node.api.call("PUT", "/api/settings/updates", { cookie: fresh, body: { releaseKey: generateKeyPair().did } });
+      assert.equal(rekey.status, 403);
+      const window = await node.api.call("PUT", "/api/settings/updates", { cookie: fresh, body: { window: { start: "01:00", end: "04:30" } } });
+      assert.equal(window.status, 200, JSON.stringify(window.body));
+      assert.deepEqual(window.body.settings.window, { start: "01:00", end: "04:30" });
       const health = (await (await fetch(`${node.charter.url}/health`)).json()) as { version: string };
       assert.equal(health.version, baseVersion);
       await addTask(node, "still writing");
     } finally {
-      await stopNode(node);
+      await stopUpdateNode(node);
     }
   });
 
-  it("a release that migrates the store and then fails to start is put back after 3 failed starts, with the store it had", async () => {
-    const node = await startNode();
+  it("failing releases are put back with the store they found: one that migrates the store and then fails to start, after 3 failed starts; one whose /health never answers, after the wait, holding writes meanwhile", async () => {
+    const node = await startUpdateNode({ CHARTER_UPDATE_HEALTH_WAIT_MS: "35000" });
     try {
       for (let i = 0; i < 5; i++) await addTask(node, `task ${i}`);
       const schemaBefore = userVersion(node.charter.dataDir);
-      await configure(node, channelOf("fails", FAILS));
+      await configure(node, releases.channel("fails", FAILS));
       const install = await call(node, "POST", "/api/settings/updates/install");
       assert.equal(install.status, 202, JSON.stringify(install.body));
       const decided = await waitFor("the rollback", () => (/rolled back release/.test(node.charter.stderr) ? Date.now() : undefined), 180_000);
-      await runningVersion(node, baseVersion);
+      await healthVersion(node, baseVersion);
       process.stderr.write(`rollback decision to /health: ${Date.now() - decided} ms\n`);
-      const rolled = await event(node, "rolled-back");
-      assert.equal(rolled.version, FAILS);
+      const rolled = await updateEvent(node, "rolled-back", FAILS);
       assert.match(rolled.reason ?? "", /failed to start 3 times/);
       assert.match(node.charter.stderr, /this release fails after migrating the store/);
       assert.equal(userVersion(node.charter.dataDir), schemaBefore);
       assert.deepEqual((await taskTitles(node)).sort(), ["task 0", "task 1", "task 2", "task 3", "task 4"]);
       await addTask(node, "after the rollback");
       // Automatic mode never takes a release that was put back.
-      const status = await call(node, "GET", "/api/settings/updates");
-      assert.deepEqual(status.body.rolledBack, [FAILS]);
-    } finally {
-      await stopNode(node);
-    }
-  });
+      assert.deepEqual((await call(node, "GET", "/api/settings/updates")).body.rolledBack, [FAILS]);
 
-  it("a release whose /health never answers holds writes while on trial and is put back after the wait", async () => {
-    const node = await startNode({ CHARTER_UPDATE_HEALTH_WAIT_MS: "12000" });
-    try {
-      await addTask(node, "kept");
-      await configure(node, channelOf("no-health", NO_HEALTH));
-      const install = await call(node, "POST", "/api/settings/updates/install");
-      assert.equal(install.status, 202, JSON.stringify(install.body));
-      // On trial: the new release serves, but takes no write.
+      // The next: it starts, but /health never answers 200. On trial, it serves and takes no write.
+      await configure(node, releases.channel("no-health", BROKEN));
+      const second = await call(node, "POST", "/api/settings/updates/install");
+      assert.equal(second.status, 202, JSON.stringify(second.body));
       const held = await waitFor(
         "a write refused while on trial",
         async () => {
@@ -306,41 +208,42 @@ describe("self-update", { timeout: 900_000 }, () => {
         60_000,
       );
       assert.equal(held.body.code, "updating");
-      await event(node, "rolled-back", NO_HEALTH).then((e) => assert.match(e.reason ?? "", /did not answer 200 within 12 s/));
-      await runningVersion(node, baseVersion);
-      assert.deepEqual(await taskTitles(node), ["kept"]);
+      assert.match((await updateEvent(node, "rolled-back", BROKEN)).reason ?? "", /did not answer 200 within 35 s/);
+      await healthVersion(node, baseVersion);
+      assert.deepEqual((await taskTitles(node)).sort(), ["after the rollback", "task 0", "task 1", "task 2", "task 3", "task 4"]);
+      assert.deepEqual((await call(node, "GET", "/api/settings/updates")).body.rolledBack, [FAILS, BROKEN]);
     } finally {
-      await stopNode(node);
+      await stopUpdateNode(node);
     }
   });
 
   it("the updater killed mid-switch leaves a working node: before the link moved, the running release stays; after, the new one is taken", async () => {
-    const before = await startNode({ CHARTER_UPDATE_CRASH_AT: "backup" });
+    const before = await startUpdateNode({ CHARTER_UPDATE_CRASH_AT: "backup" });
     try {
       await addTask(before, "one");
-      await configure(before, channelOf("crash-backup", GOOD));
+      await configure(before, releases.channel("crash-backup", GOOD));
       const updater = lockOf(before.charter.dataDir).workers.updater;
       const install = await call(before, "POST", "/api/settings/updates/install");
       assert.equal(install.status, 503, JSON.stringify(install.body));
       await waitFor("a new updater", () => (lockOf(before.charter.dataDir).workers.updater !== updater ? true : undefined), 30_000);
-      assert.equal((await event(before, "interrupted")).version, GOOD);
+      assert.equal((await updateEvent(before, "interrupted")).version, GOOD);
       await waitFor("writes accepted again", async () => ((await call(before, "POST", "/api/tasks", { title: "two" })).status === 201 ? true : undefined), 30_000);
       assert.deepEqual((await taskTitles(before)).sort(), ["one", "two"]);
       const health = (await (await fetch(`${before.charter.url}/health`)).json()) as { version: string };
       assert.equal(health.version, baseVersion);
     } finally {
-      await stopNode(before);
+      await stopUpdateNode(before);
     }
-    const linked = await startNode({ CHARTER_UPDATE_CRASH_AT: "link" });
+    const linked = await startUpdateNode({ CHARTER_UPDATE_CRASH_AT: "link" });
     try {
       await addTask(linked, "one");
-      await configure(linked, channelOf("crash-link", GOOD));
+      await configure(linked, releases.channel("crash-link", GOOD));
       await call(linked, "POST", "/api/settings/updates/install");
-      await runningVersion(linked, GOOD);
-      assert.equal((await event(linked, "installed", GOOD)).from, baseVersion);
+      await healthVersion(linked, GOOD);
+      assert.equal((await updateEvent(linked, "installed", GOOD)).from, baseVersion);
       assert.deepEqual(await taskTitles(linked), ["one"]);
     } finally {
-      await stopNode(linked);
+      await stopUpdateNode(linked);
     }
   });
 });

@@ -6,13 +6,14 @@
  * `<channel>/<version>/`: `manifest.jws` and the files it names; the channel's `latest.jws` is the
  * newest release's manifest.
  */
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { join, normalize, sep } from "node:path";
 import { signJws, verifyJws } from "../identity/jws.ts";
 import type { KeyPair } from "../identity/key-pair.ts";
 import { fail, ok, type Result } from "../result.ts";
+import { digestFile } from "../backup/manifest.ts";
+
+export { digestFile };
 
 export const RELEASE_TYP = "charter-release+jws";
 export const RELEASE_FORMAT = "charter-release/1";
@@ -107,17 +108,6 @@ export function readManifest(jws: string, releaseKey: string): Result<ReleaseMan
     files.every((f: Partial<ReleaseFile>) => typeof f === "object" && f !== null && typeof f.path === "string" && safePath(f.path) && Number.isSafeInteger(f.size) && (f.size as number) >= 0 && typeof f.sha256 === "string" && /^[0-9a-f]{64}$/.test(f.sha256));
   if (!wellFormed) return fail({ code: "unsigned", message: "the signed payload is not a release manifest this Charter reads" });
   return ok(m as ReleaseManifest);
-}
-
-/** The SHA-256 and size of a file, streamed. */
-export async function digestFile(path: string): Promise<{ sha256: string; size: number }> {
-  const hash = createHash("sha256");
-  let size = 0;
-  for await (const chunk of createReadStream(path)) {
-    hash.update(chunk as Buffer);
-    size += (chunk as Buffer).length;
-  }
-  return { sha256: hash.digest("hex"), size };
 }
 
 /** Checks every file the manifest names in `dir` (a regular file, its size, then its digest). */

@@ -19,7 +19,7 @@
  * it was not put back before. The gateway reaches the worker over `DATA/run/updater.sock`
  * (shared/protocol/updater.ts) for the person's routes, and hears each change of its status.
  */
-import { mkdir, readFile, rename, rm, readdir } from "node:fs/promises";
+import { mkdir, readFile, readdir, readlink, rename, rm, symlink } from "node:fs/promises";
 import { existsSync, writeFileSync, renameSync } from "node:fs";
 import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -261,30 +261,44 @@ class Updater {
     const staging = join(this.#paths.staging, manifest.version);
     const target = this.#paths.release(manifest.version);
     try {
-      // Download and check every file against the signed manifest.
+      // The dependencies come as one archive, unpacked once into DATA/releases/deps/<its sha256>/
+      // and shared by every release that carries the same archive: a release whose dependencies
+      // did not change downloads and writes only its own files.
+      const deps = manifest.files.find((f) => f.path === DEPENDENCIES_ARCHIVE);
+      const depsDir = deps === undefined ? null : join(this.#paths.dir, "deps", deps.sha256);
+      const needed = manifest.files.filter((f) => f !== deps || (depsDir !== null && !existsSync(depsDir)));
+      // Download and check every file it needs against the signed manifest.
       this.#activity = "downloading";
       this.#report(null);
       await rm(staging, { recursive: true, force: true });
       await mkdir(staging, { recursive: true, mode: 0o700 });
-      for (const f of manifest.files) {
+      for (const f of needed) {
         await mkdir(join(staging, f.path, ".."), { recursive: true, mode: 0o700 });
         await channel.download(`${manifest.version}/${f.path}`, join(staging, f.path), f.size);
       }
-      const files = await checkFiles(staging, manifest);
+      const files = await checkFiles(staging, { ...manifest, files: needed });
       if (!files.ok) return this.#refuse({ code: files.error.code, reason: files.error.message }, manifest.version);
 
-      // Unpack: the project and its dependencies, as built.
+      // Unpack: the project, and its dependencies unless they are unpacked already.
       this.#activity = "installing";
       this.#report(null);
       const partial = `${target}.partial`;
       await rm(partial, { recursive: true, force: true });
       await mkdir(partial, { recursive: true, mode: 0o700 });
-      for (const f of manifest.files.filter((file) => file.path.endsWith(".tgz"))) {
-        await execa("tar", ["-xzf", join(staging, f.path), "-C", partial, "--no-same-owner", "--no-overwrite-dir"]);
+      for (const f of needed.filter((file) => file.path.endsWith(".tgz") && file !== deps)) await untar(join(staging, f.path), partial);
+      if (deps !== undefined && depsDir !== null) {
+        if (needed.includes(deps)) {
+          await rm(`${depsDir}.partial`, { recursive: true, force: true });
+          await mkdir(`${depsDir}.partial`, { recursive: true, mode: 0o700 });
+          await untar(join(staging, deps.path), `${depsDir}.partial`);
+          await rename(`${depsDir}.partial`, depsDir);
+        }
+        await rm(join(partial, "node_modules"), { recursive: true, force: true });
+        await symlink(join("..", "deps", deps.sha256, "node_modules"), join(partial, "node_modules"));
       }
       const unpacked = JSON.parse(await readFile(join(partial, "package.json"), "utf8").catch(() => "{}")) as { version?: string };
-      if (unpacked.version !== manifest.version || !existsSync(join(partial, "bin", "charter.js"))) {
-        return this.#refuse({ code: "tampered", reason: `the release's archives do not hold Charter ${manifest.version}` }, manifest.version);
+      if (unpacked.version !== manifest.version || !existsSync(join(partial, "bin", "charter.js")) || !existsSync(join(partial, "node_modules", "node", "bin", "node"))) {
+        return this.#refuse({ code: "tampered", reason: `the release's archives do not hold Charter ${manifest.version} with its dependencies` }, manifest.version);
       }
       if (target !== this.#running.release) await rm(target, { recursive: true, force: true });
       await rename(partial, target);
@@ -344,6 +358,16 @@ class Updater {
     for (const entry of await readdir(this.#paths.backups).catch(() => [] as string[])) {
       if (entry !== to) await rm(join(this.#paths.backups, entry), { recursive: true, force: true });
     }
+    // Unpacked dependencies no kept release links to.
+    const used = new Set<string>();
+    for (const version of keep) {
+      const link = await readlink(join(this.#paths.release(version), "node_modules")).catch(() => "");
+      used.add(link.split("/")[2] ?? "");
+    }
+    const depsRoot = join(this.#paths.dir, "deps");
+    for (const entry of await readdir(depsRoot).catch(() => [] as string[])) {
+      if (!used.has(entry)) await rm(join(depsRoot, entry), { recursive: true, force: true });
+    }
   }
 
   #relaunch(): void {
@@ -351,6 +375,14 @@ class Updater {
     // Sent once the answer to the install request is on its way: the supervisor drains the gateway next.
     setTimeout(() => this.#ctx.control.notify("relaunch", { reason: `switching to release ${to ?? "(the installed one)"}` }), 200);
   }
+}
+
+/** The release file holding its dependencies (shared/release/build.ts). */
+const DEPENDENCIES_ARCHIVE = "node_modules.tgz";
+
+/** Unpacks a release archive (signed and checked before) into `dir`, owned by this user. */
+async function untar(archive: string, dir: string): Promise<void> {
+  await execa("tar", ["-xzf", archive, "-C", dir, "--no-same-owner", "--no-overwrite-dir"]);
 }
 
 /** The console's line for the updater. */
