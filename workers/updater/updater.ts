@@ -270,14 +270,22 @@ class Updater {
       // Download and check every file it needs against the signed manifest.
       this.#activity = "downloading";
       this.#report(null);
+      const steps: Record<string, number> = {};
+      let t = performance.now();
+      const step = (name: string) => {
+        steps[name] = Math.round(performance.now() - t);
+        t = performance.now();
+      };
       await rm(staging, { recursive: true, force: true });
       await mkdir(staging, { recursive: true, mode: 0o700 });
       for (const f of needed) {
         await mkdir(join(staging, f.path, ".."), { recursive: true, mode: 0o700 });
         await channel.download(`${manifest.version}/${f.path}`, join(staging, f.path), f.size);
       }
+      step("downloadMs");
       const files = await checkFiles(staging, { ...manifest, files: needed });
       if (!files.ok) return this.#refuse({ code: files.error.code, reason: files.error.message }, manifest.version);
+      step("checkMs");
 
       // Unpack: the project, and its dependencies unless they are unpacked already.
       this.#activity = "installing";
@@ -286,12 +294,14 @@ class Updater {
       await rm(partial, { recursive: true, force: true });
       await mkdir(partial, { recursive: true, mode: 0o700 });
       for (const f of needed.filter((file) => file.path.endsWith(".tgz") && file !== deps)) await untar(join(staging, f.path), partial);
+      step("unpackMs");
       if (deps !== undefined && depsDir !== null) {
         if (needed.includes(deps)) {
           await rm(`${depsDir}.partial`, { recursive: true, force: true });
           await mkdir(`${depsDir}.partial`, { recursive: true, mode: 0o700 });
           await untar(join(staging, deps.path), `${depsDir}.partial`);
           await rename(`${depsDir}.partial`, depsDir);
+          step("unpackDependenciesMs");
         }
         await rm(join(partial, "node_modules"), { recursive: true, force: true });
         await symlink(join("..", "deps", deps.sha256, "node_modules"), join(partial, "node_modules"));
@@ -303,6 +313,7 @@ class Updater {
       if (target !== this.#running.release) await rm(target, { recursive: true, force: true });
       await rename(partial, target);
       await rm(staging, { recursive: true, force: true });
+      this.#ctx.log.info("release staged", { version: manifest.version, dependencies: needed.includes(deps as never) ? "unpacked" : "shared", ...steps });
       this.#record({ kind: "staged", version: manifest.version });
       return await this.#switch(manifest.version);
     } catch (error) {
@@ -330,7 +341,9 @@ class Updater {
       await this.#engine.request("update-hold", {});
       await new Promise((r) => setTimeout(r, GATEWAY_HOLD_MS));
       faultPoint("backup");
+      const started = performance.now();
       await backupDatabases(this.#ctx.config.dataDir, backup);
+      this.#ctx.log.info("databases backed up before the switch", { to, ms: Math.round(performance.now() - started) });
       setCurrent(this.#paths, to);
       faultPoint("link");
       updateState(this.#paths, (s) => ({ ...s, phase: { phase: "trial", ...plan, switchedAt: Date.now(), failedStarts: 0 } }));
