@@ -273,7 +273,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
       const channel = status.settings.channel;
       egress.declare("updates", channel !== null && !channel.startsWith("/") ? [hostOfUrl(channel)].filter((h): h is string => h !== null) : []);
       updateFrames += 1;
-      options.broadcast?.(frameJson("update", `update-${process.pid}-${updateFrames}`, { state: status.state, mode: status.settings.mode, running: status.running, available: status.available, event }));
+      options.broadcast?.(frameJson("update", `update-${process.pid}-${updateFrames}`, { state: status.state, mode: status.settings.mode, running: status.running, available: status.available, event, last: status.history[0] ?? null }));
     },
   });
   const writeHold = new WriteHold(updatePaths(options.dataDir));
