@@ -3,7 +3,7 @@
  * commands and journal appends, the gateway refuses state-changing `/api` requests, each with `503
  * updating` and a Retry-After, so that the backup taken before a switch holds every acknowledged
  * write and a rollback loses none. The state file is looked at every 250 ms (a stat; it is read
- * only when it changed) and at once when asked (`refresh`).
+ * only when it changed), at once when asked (`refresh`), and at every write while writes are held.
  */
 import { statSync } from "node:fs";
 import { type Problem, problem } from "../problem.ts";
@@ -49,7 +49,9 @@ export class WriteHold {
 
   /** `503 updating` while writes are held, else null. */
   problem(): Problem | null {
-    if (!this.#held) return null;
+    // While held, every write looks again (a stat): the hold ends the moment the launcher records
+    // the new release installed, not up to a poll later.
+    if (!this.#held || !this.refresh()) return null;
     const during = this.#phase === "trial" ? "a new release is starting" : "the node is switching to a new release";
     return { ...problem(503, "updating", `${during}: writes wait until it answers; try again in a few seconds`), retryAfter: 5 };
   }

@@ -117,14 +117,16 @@ export async function stopUpdateNode(node: UpdateNode): Promise<void> {
   cleanup(node.charter.dataDir);
 }
 
-/** Resolves once `/health` answers 200 for version `want`. */
+/** Resolves once `/health` answers 200 for version `want` and the launcher has seen it (no release on trial: writes go on). */
 export async function healthVersion(node: UpdateNode, want: string, timeoutMs = 120_000): Promise<void> {
   await waitFor(
     `version ${want} answering /health`,
     async () => {
       const res = await fetch(`${node.charter.url}/health`);
       const body = (await res.json()) as { version?: string };
-      return res.status === 200 && body.version === want ? true : undefined;
+      if (res.status !== 200 || body.version !== want) return undefined;
+      const status = await call(node, "GET", "/api/settings/updates");
+      return status.status === 200 && status.body.state !== "trial" ? true : undefined;
     },
     timeoutMs,
   );
@@ -132,7 +134,7 @@ export async function healthVersion(node: UpdateNode, want: string, timeoutMs = 
 
 export const call = (node: UpdateNode, method: string, path: string, body?: unknown) => node.api.call(method, path, { cookie: node.cookie, ...(body === undefined ? {} : { body }) });
 
-/** Adds a task; right after an update is recorded, the engine may take up to 250 ms to see that writes go on again. */
+/** Adds a task; one refused while a new release is still on trial (503 updating) is tried again for a moment. */
 export async function addTask(node: UpdateNode, title: string): Promise<void> {
   for (let tries = 0; ; tries++) {
     const res = await call(node, "POST", "/api/tasks", { title });
