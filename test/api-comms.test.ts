@@ -17,7 +17,7 @@ import { ApiClient, signIn } from "./helpers/api-client.ts";
 import { type AssistantNode, startAssistantNode } from "./helpers/assistant-node.ts";
 import { type Charter, sleep, startCharter, stopCharter, waitFor } from "./helpers/charter-process.ts";
 import { dovecotMissing, type ImapServer, startImapServer } from "./helpers/imap-server.ts";
-import { sentMessageId } from "../workers/gateway/api/comms/outgoing.ts";
+import { messageIdFor } from "../shared/connectors/message-id.ts";
 
 /** A local SMTP server keeping every message it takes, whole. */
 async function smtpDouble() {
@@ -184,7 +184,7 @@ describe("email: reading and communications", { skip: dovecotMissing }, () => {
     assert.match(approved.body.approval.outcome, /^queued as effect-/);
     await waitFor("the message at the SMTP server", () => (smtp.messages.length === 1 ? true : undefined), 20_000);
     const raw = smtp.messages[0] as string;
-    assert.equal(header(raw, "Message-ID"), sentMessageId(approval.id, "ada@home.example"));
+    assert.equal(header(raw, "Message-ID"), messageIdFor(approval.id, "ada@home.example"));
     assert.match(header(raw, "From") ?? "", /ada@home\.example/);
     assert.equal(header(raw, "To"), "carol@example.org");
     assert.equal(header(raw, "Subject"), "Hello");

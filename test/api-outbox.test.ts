@@ -18,7 +18,7 @@ import { compileContract } from "../contracts/compile.ts";
 import { connectChannel } from "../shared/channel/socket.ts";
 import { verifyEffectReceipt } from "../shared/connectors/effect-receipt.ts";
 import type { AdminRequests } from "../shared/protocol/admin.ts";
-import { messageIdFor } from "../workers/outbox/connectors/email-send.ts";
+import { messageIdFor } from "../shared/connectors/message-id.ts";
 import { dataPaths } from "../shared/worker/config.ts";
 import { EngineLink } from "../shared/worker/engine-link.ts";
 import { ApiClient, createAccount, printedSetupCode, stepUp } from "./helpers/api-client.ts";
@@ -275,7 +275,7 @@ describe("the durable outbox", () => {
     const pdf = await until(queued.find((e) => e.connector === "pdf")?.id as string, "done");
     const email = await until(queued.find((e) => e.connector === "email")?.id as string, "done");
     assert.deepEqual(pdf.source, { tenant: personal, namespace: "acme.billing", action: "Send", subject: "inv-1", receipt: receipt.id, seq: receipt.seq });
-    assert.ok(smtp.deliveries.includes(messageIdFor(`${receipt.id}:1`, "home.example")), "the email reached the SMTP server under the effect's Message-ID");
+    assert.ok(smtp.deliveries.includes(messageIdFor(`${receipt.id}:1`, "ada@home.example")), "the email reached the SMTP server under the effect's Message-ID");
     assert.ok(verifyEffectReceipt(email.receipt as string, { node: nodeDid }).ok);
 
     const document = await fetch(`${node.url}/api/outbox/${pdf.id as string}/document`, { headers: { cookie } });

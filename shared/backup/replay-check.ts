@@ -9,11 +9,12 @@
  * An upgrade's `migrate` entry rebuilt the record from its migration lines rather than an action:
  * from there on only the chain of digests is followed (each entry starts where the previous ended).
  */
-import { hash } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
 import { loadArtifact, type LoadedArtifact, type Outcome, type State } from "../../contracts/runtime/index.ts";
 import { columnName, fromColumn, quote, tableName } from "../../contracts/storage/columns.ts";
 import type { SchemaField } from "../../contracts/schema.ts";
+import { stateDigest } from "../store/state-digest.ts";
+import type { HistoryTable } from "../store/tables.ts";
 
 /** How much history the check may replay. */
 export interface ReplayLimits {
@@ -30,31 +31,7 @@ export type ReplayReport =
   | { readonly ok: true; readonly subjects: number; readonly entries: number }
   | { readonly ok: false; readonly message: string };
 
-interface Entry {
-  seq: number;
-  tenant: string;
-  namespace: string;
-  aggregate: string;
-  subject: string;
-  action: string;
-  signer: string;
-  artifact: string;
-  outcome: "accepted" | "refused";
-  args: string;
-  command: string;
-  before_digest: string;
-  after_digest: string;
-  committed_at: number;
-}
-
-/**
- * The digest history records for a state: its fields in declaration order. The engine's own
- * definition (workers/engine/command-commit.ts `stateDigest`, which this room may not import); the
- * unit test holds the two to the same answers.
- */
-export function stateDigest(fields: readonly SchemaField[], state: Record<string, unknown>): string {
-  return hash("sha256", JSON.stringify(fields.map((f) => state[f.name] ?? null)), "hex");
-}
+type Entry = Pick<HistoryTable, "seq" | "tenant" | "namespace" | "aggregate" | "subject" | "action" | "signer" | "artifact" | "outcome" | "args" | "command" | "before_digest" | "after_digest" | "committed_at">;
 
 /** Replays a sample of the history of the store open on `db` (read-only is enough). */
 export function replayCheck(db: DatabaseSync, limits: ReplayLimits = DEFAULT_REPLAY_LIMITS): ReplayReport {

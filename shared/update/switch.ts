@@ -46,10 +46,8 @@ export function restoreDatabases(dataDir: string, backup: string): void {
   syncFile(dataDir);
 }
 
-/** Whether a backup folder is whole (it is renamed into place only once every database is copied). */
-export function backupReady(backup: string): boolean {
-  return existsSync(backup) && !backup.endsWith(".partial");
-}
+/** Whether a backup folder is whole: it is renamed into place only once every database is copied. */
+const backupReady = (backup: string): boolean => existsSync(backup);
 
 /**
  * Puts the previous release back: its databases, then its link, then the state (idle, with the

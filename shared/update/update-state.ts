@@ -19,7 +19,7 @@
  * `switching` is written before the backup and the link's switch, `trial` after both, and `idle`
  * (with the outcome as an event) once the new release answered `/health` or was put back.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync, lstatSync, existsSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeDirsSync } from "../make-dirs.ts";
 
@@ -91,7 +91,7 @@ export interface UpdateState {
   readonly rolledBack: readonly string[];
 }
 
-export const IDLE_STATE: UpdateState = { phase: { phase: "idle" }, history: [], rolledBack: [] };
+const IDLE_STATE: UpdateState = { phase: { phase: "idle" }, history: [], rolledBack: [] };
 
 /** The state on disk; a missing or unreadable file is idle (a damaged one is logged by the caller's next write). */
 export function readUpdateState(paths: UpdatePaths): UpdateState {
@@ -165,16 +165,8 @@ export function setCurrent(paths: UpdatePaths, version: string | null): void {
   syncDir(paths.dir);
 }
 
-/** Whether `path` is a folder (an installed release's, a backup's). */
-export function isDir(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function writeSynced(path: string, text: string): void {
+/** Writes a file whole (0600): a temp file, synced, renamed over the old one, the folder synced. */
+export function writeSynced(path: string, text: string): void {
   const tmp = `${path}.tmp`;
   writeFileSync(tmp, text, { mode: 0o600 });
   const fd = openSync(tmp, "r");

@@ -1,7 +1,9 @@
 /**
  * @module The loop a worker runs to take its journal work: claim a batch of its topics through the
  * engine, handle each entry, ack the batch (or fail an entry, which the journal retries with
- * back-off). Claims are made under the worker's claimant name (`name#pid`), so the supervisor can
+ * back-off). A handler may settle its entry instead: return `{result}` to mark it done with what it
+ * came to (kept as the entry's result), or throw `PermanentEntryError` to dead-letter it at once
+ * with the error's message as the reason. Claims are made under the worker's claimant name (`name#pid`), so the supervisor can
  * hand them back at once if this process dies.
  */
 import type { Logger } from "../log.ts";
@@ -16,16 +18,22 @@ export interface ConsumerOptions {
   readonly idleMs?: number;
 }
 
+/** Thrown by a handler for an entry that can never be handled as it is: dead-lettered at once, its message the reason. */
+export class PermanentEntryError extends Error {}
+
+/** What a handler answers: nothing (ack the entry), or what the entry came to (complete it with that result). */
+export type EntryOutcome = void | { readonly result: unknown };
+
 export class JournalConsumer {
   readonly #engine: EngineLink;
   readonly #options: ConsumerOptions;
-  readonly #handle: (entry: JournalEntry) => Promise<void> | void;
+  readonly #handle: (entry: JournalEntry) => Promise<EntryOutcome> | EntryOutcome;
   readonly #log: Logger;
   #stopping = false;
   #loop: Promise<void> | null = null;
   #wake: (() => void) | null = null;
 
-  constructor(engine: EngineLink, options: ConsumerOptions, handle: (entry: JournalEntry) => Promise<void> | void, log: Logger) {
+  constructor(engine: EngineLink, options: ConsumerOptions, handle: (entry: JournalEntry) => Promise<EntryOutcome> | EntryOutcome, log: Logger) {
     this.#engine = engine;
     this.#options = options;
     this.#handle = handle;
@@ -53,15 +61,20 @@ export class JournalConsumer {
         this.#log.debug("journal claim failed; retrying", { error: String(error) });
       }
       const done: number[] = [];
+      const completed: { id: number; result: unknown }[] = [];
       for (const entry of entries) {
         try {
-          await this.#handle(entry);
-          done.push(entry.id);
+          const outcome = await this.#handle(entry);
+          if (outcome === undefined) done.push(entry.id);
+          else completed.push({ id: entry.id, result: outcome.result });
         } catch (error) {
-          await this.#engine.request("journal-fail", { claimant, id: entry.id, error: String(error) }).catch(() => "stale");
+          const permanent = error instanceof PermanentEntryError;
+          if (permanent) this.#log.warn("a journal entry was dead-lettered", { topic: entry.topic, entry: entry.id, key: entry.key, reason: error.message });
+          await this.#engine.request("journal-fail", { claimant, id: entry.id, error: permanent ? error.message : String(error), ...(permanent ? { permanent } : {}) }).catch(() => "stale");
         }
       }
       if (done.length > 0) await this.#engine.request("journal-ack", { claimant, ids: done }).catch(() => []);
+      if (completed.length > 0) await this.#engine.request("journal-complete", { claimant, done: completed }).catch(() => []);
       if (entries.length === 0) await this.#idle();
     }
   }

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { loadArtifact, type State } from "../../contracts/runtime/index.ts";
 import { openDatabase } from "../../shared/store/open.ts";
-import { stateDigest } from "../../workers/engine/commands.ts";
+import { stateDigest } from "../../shared/store/state-digest.ts";
 import { StateTable } from "../../workers/engine/state-table.ts";
 
 /** Records `count` Increments of `subjects` subjects (`tally-N`) by `signer` in tenant acme; answers the last seq. */

@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { CommandAnswer } from "../../shared/protocol/engine.ts";
-import { BatchCommitter, REFUSED_PAYLOAD_MAX, stateDigest } from "./command-commit.ts";
+import { BatchCommitter, REFUSED_PAYLOAD_MAX } from "./command-commit.ts";
+import { stateDigest } from "../../shared/store/state-digest.ts";
 import { callers, command, memoryStore, NOW, order, pending } from "./command-fixture.ts";
 import { BatchPlanner, type PlannedWrite } from "./command-plan.ts";
 

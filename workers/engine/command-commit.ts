@@ -7,6 +7,7 @@
 import { hash } from "node:crypto";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { SchemaField } from "../../contracts/schema.ts";
+import { stateDigest } from "../../shared/store/state-digest.ts";
 import type { Receipt } from "../../shared/identity/index.ts";
 import type { CommandAnswer } from "../../shared/protocol/engine.ts";
 import type { ArtifactCache } from "./artifact-cache.ts";
@@ -50,10 +51,6 @@ function storedPayload(refused: boolean, argsJson: string, jws: string, digest: 
   };
 }
 
-/** Digest of a whole state, fields in declaration order. */
-export function stateDigest(fields: readonly SchemaField[], state: Record<string, unknown>): string {
-  return sha256(JSON.stringify(fields.map((f) => state[f.name] ?? null)));
-}
 
 /** The public fields of a state, in declaration order (a receipt's `state`; a preview's). */
 export function publicState(fields: readonly SchemaField[], state: Record<string, unknown>): Record<string, unknown> {

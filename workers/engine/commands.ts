@@ -16,7 +16,8 @@ import { type BatchPlan, BatchPlanner, type Pending, type PlanDeps, type Planned
 import type { ExecutorPool } from "./executor/pool.ts";
 
 export type { Pending };
-export { REFUSED_PAYLOAD_MAX, stateDigest } from "./command-commit.ts";
+export { REFUSED_PAYLOAD_MAX } from "./command-commit.ts";
+export { stateDigest } from "../../shared/store/state-digest.ts";
 
 export interface CommandDeps {
   readonly db: DatabaseSync;

@@ -20,7 +20,7 @@
  * (shared/protocol/updater.ts) for the person's routes, and hears each change of its status.
  */
 import { mkdir, readFile, readdir, readlink, rename, rm, symlink } from "node:fs/promises";
-import { existsSync, writeFileSync, renameSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Server } from "node:net";
@@ -31,7 +31,7 @@ import { checkFiles, checkSuitable, compareVersions, readManifest, type ReleaseM
 import type { AvailableRelease, UpdaterActivity, UpdateRefusal, UpdaterNotices, UpdaterRequests, UpdateSettings, UpdateStatus } from "../../shared/protocol/updater.ts";
 import { makeDirsSync } from "../../shared/make-dirs.ts";
 import { backupDatabases, settleInTree } from "../../shared/update/switch.ts";
-import { currentRelease, readUpdateState, setCurrent, type UpdateEvent, updatePaths, type UpdatePaths, updateState, withEvent, writeUpdateState } from "../../shared/update/update-state.ts";
+import { currentRelease, readUpdateState, setCurrent, type UpdateEvent, updatePaths, type UpdatePaths, updateState, withEvent, writeSynced, writeUpdateState } from "../../shared/update/update-state.ts";
 import { dataPaths } from "../../shared/worker/config.ts";
 import { EngineLink } from "../../shared/worker/engine-link.ts";
 import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.ts";
@@ -119,8 +119,7 @@ class Updater {
       const checked = changeSettings(this.#settings, change);
       if (!checked.ok) return checked;
       this.#settings = checked.value;
-      writeFileSync(`${this.#paths.settings}.tmp`, `${JSON.stringify(checked.value, null, 1)}\n`, { mode: 0o600 });
-      renameSync(`${this.#paths.settings}.tmp`, this.#paths.settings);
+      writeSynced(this.#paths.settings, `${JSON.stringify(checked.value, null, 1)}\n`);
       this.#available = null;
       this.#schedule();
       this.#report(null);

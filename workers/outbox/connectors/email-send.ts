@@ -6,20 +6,15 @@
  * Message-ID, which mail stores and readers treat as one message. The receipt names the server's
  * own queue id when its answer gives one.
  */
-import { createHash } from "node:crypto";
 import { createTransport, type Transporter } from "nodemailer";
 import type { ConnectorAccountConfig } from "../../../shared/protocol/outbox.ts";
+import { messageIdFor } from "../../../shared/connectors/message-id.ts";
 import { type Connector, type EffectJob, PermanentEffectError } from "./connector.ts";
 
 /** The most recipients one message may have, and the longest subject and body taken. */
 const MAX_RECIPIENTS = 100;
 const MAX_SUBJECT = 998;
 const MAX_BODY = 10 * 1024 * 1024;
-
-/** The Message-ID of the message sent for idempotency key `key` from `domain`. */
-export function messageIdFor(key: string, domain: string): string {
-  return `<charter.${createHash("sha256").update(key).digest("hex").slice(0, 32)}@${domain}>`;
-}
 
 interface SendArgs {
   from: string;
@@ -65,8 +60,7 @@ export function emailConnector(): Connector {
       const account = job.account;
       if (account === null) throw new PermanentEffectError("the email account of this message no longer exists");
       const args = sendArgs(job.args, account);
-      const domain = args.from.slice(args.from.lastIndexOf("@") + 1).replace(/[>\s]/g, "") || "charter.invalid";
-      const messageId = messageIdFor(job.key, domain);
+      const messageId = messageIdFor(job.key, args.from);
       try {
         const info = (await transportFor(account).sendMail({
           messageId,

@@ -20,7 +20,7 @@ import type { Logger } from "../../../../shared/log.ts";
 import { HttpProblem } from "../../../../shared/problem.ts";
 import { MAIL_TOPIC, type MailEntry, mailEntry } from "../../../../shared/protocol/outbox.ts";
 import type { EngineLink } from "../../../../shared/worker/engine-link.ts";
-import { JournalConsumer } from "../../../../shared/worker/journal-consumer.ts";
+import { JournalConsumer, PermanentEntryError } from "../../../../shared/worker/journal-consumer.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWrite, PersonWriter } from "../personal/person-writer.ts";
 import { commsAct, mayPass } from "./comms-writes.ts";
@@ -30,9 +30,6 @@ import { planThread, type ThreadLookup } from "./thread-plan.ts";
 
 /** Entries claimed at once: each holds up to 64 Ki characters of text. */
 const CLAIM_BATCH = 16;
-
-/** An entry that can never be recorded as it is: dead-lettered at once with this reason. */
-class Permanent extends Error {}
 
 export interface MailConsumerDeps {
   readonly engine: EngineLink;
@@ -71,22 +68,19 @@ export class MailConsumer {
     return this.#consumer.stop();
   }
 
-  async #take(entry: JournalEntry): Promise<void> {
-    const { engine, claimant, log } = this.#deps;
+  /** Records one entry; what may pass (the engine away, the disk full) is tried again, anything else dead-lettered. */
+  async #take(entry: JournalEntry): Promise<{ result: MailResult }> {
+    const mail = mailEntry(entry.payload);
+    if (typeof mail === "string") throw new PermanentEntryError(mail);
     let result: MailResult;
     try {
-      const mail = mailEntry(entry.payload);
-      if (typeof mail === "string") throw new Permanent(mail);
       result = await recordMail(this.#deps, mail, `mail:${entry.key ?? entry.id}`);
     } catch (error) {
-      if (!(error instanceof Permanent) && mayPass(error)) throw error;
-      const reason = error instanceof HttpProblem ? `${error.problem.code}: ${error.problem.detail ?? error.problem.title}` : (error as Error).message;
-      log.warn("a fetched message was dead-lettered", { entry: entry.id, key: entry.key, reason });
-      await engine.request("journal-fail", { claimant, id: entry.id, error: reason, permanent: true });
-      return;
+      if (error instanceof PermanentEntryError || mayPass(error)) throw error;
+      throw new PermanentEntryError(error instanceof HttpProblem ? `${error.problem.code}: ${error.problem.detail ?? error.problem.title}` : (error as Error).message);
     }
-    await engine.request("journal-complete", { claimant, done: [{ id: entry.id, result }] });
     if (result.recorded) this.#deps.recorded?.({ id: result.message, thread: result.thread, held: result.held });
+    return { result };
   }
 }
 
@@ -133,7 +127,7 @@ export async function recordMail(deps: Pick<MailConsumerDeps, "reader" | "writer
     );
     // Refused: recorded meanwhile (a sent copy of the same Message-ID), which is what was wanted.
     recorded = answer === "accepted";
-    if (!recorded && findMessage(reader, subject) === null) throw new Permanent(`std.comms refused Receive for ${mail.messageId.slice(0, 100)}`);
+    if (!recorded && findMessage(reader, subject) === null) throw new PermanentEntryError(`std.comms refused Receive for ${mail.messageId.slice(0, 100)}`);
   }
   const stored = findMessage(reader, subject);
   const threadOf = stored?.thread ?? thread;

@@ -26,7 +26,8 @@ import { allowAddress } from "./allow-list.ts";
 import { COMMS, findMessage, isAllowed, messageSubject, type MessageView, snippetOf, threadSubject } from "./comms-records.ts";
 import { commsAct } from "./comms-writes.ts";
 import { readCommsSettings } from "./comms-settings.ts";
-import { mailOfPayload, mailSummary, type OutgoingMail, sentMessageId } from "./outgoing.ts";
+import { messageIdFor } from "../../../../shared/connectors/message-id.ts";
+import { mailOfPayload, mailSummary, type OutgoingMail } from "./outgoing.ts";
 
 /** The kind of an approval to send an email. */
 export const EMAIL_APPROVAL = "email";
@@ -121,7 +122,7 @@ export class MailSender {
       key,
     });
     const effect = `effect-${id}`;
-    const messageId = sentMessageId(key, mail.from);
+    const messageId = messageIdFor(key, mail.from);
     const subject = messageSubject(mail.account, messageId);
     const thread = mail.thread ?? threadSubject(mail.account, messageId);
     const act = (write: { action: string; subject: string; args: Record<string, unknown> }, step: string) => commsAct(writer, { ...write, idempotencyKey: `sent:${key}:${step}` });

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { messageIdFor } from "../../../outbox/connectors/email-send.ts";
 import type { FieldError } from "../connectors/account-fields.ts";
 import type { MessageView } from "./comms-records.ts";
-import { addressList, mailOfPayload, replyRecipients, replyReferences, replySubject, sentMessageId, withSignature } from "./outgoing.ts";
+import { addressList, mailOfPayload, replyRecipients, replyReferences, replySubject, withSignature } from "./outgoing.ts";
 
 const message = (fields: Partial<MessageView>): MessageView => ({
   id: "msg-1",
@@ -29,12 +28,6 @@ const message = (fields: Partial<MessageView>): MessageView => ({
 });
 
 describe("outgoing mail", () => {
-  it("knows the Message-ID the email connector will give a message", () => {
-    for (const [key, from] of [["apv-0001-abc", "ada@home.example"], ["mail-x", "Ada <ada@mail.example>"], ["k", "nobody"]] as const) {
-      assert.equal(sentMessageId(key, from), messageIdFor(key, from.slice(from.lastIndexOf("@") + 1).replace(/[>\s]/g, "") || "charter.invalid"));
-    }
-  });
-
   it("parses addresses, names each bad one, and bounds the list", () => {
     const errors: FieldError[] = [];
     assert.deepEqual(addressList(["Bob <Bob@Example.org>", "carol@example.org", "carol@example.org"], "to", errors, true), ["bob@example.org", "carol@example.org"]);

@@ -6,7 +6,6 @@
  * here already: it is made from the effect's idempotency key exactly as the email connector makes
  * it, so the sent message is recorded under it and replies to it thread.
  */
-import { createHash } from "node:crypto";
 import addressparser from "nodemailer/lib/addressparser";
 import { MAIL_LIMITS } from "../../../../shared/protocol/outbox.ts";
 import type { FieldError } from "../connectors/account-fields.ts";
@@ -36,12 +35,6 @@ export const MAX_HTML = 30_000;
 export const MAX_SIGNATURE = 2000;
 
 const ADDRESS = /^[^\s@<>(),;:"[\]\\]{1,64}@[A-Za-z0-9.-]{1,253}$/;
-
-/** The Message-ID the email connector gives the message it sends for idempotency key `key` from `from` (workers/outbox/connectors/email-send.ts `messageIdFor`). */
-export function sentMessageId(key: string, from: string): string {
-  const domain = from.slice(from.lastIndexOf("@") + 1).replace(/[>\s]/g, "") || "charter.invalid";
-  return `<charter.${createHash("sha256").update(key).digest("hex").slice(0, 32)}@${domain}>`;
-}
 
 /** `value` (a list of addresses, each `a@b` or `Name <a@b>`) as lower-cased bare addresses, or the errors naming each bad one. */
 export function addressList(value: unknown, field: string, errors: FieldError[], required: boolean): string[] {

@@ -17,7 +17,7 @@ import { HttpProblem } from "../../../../shared/problem.ts";
 import { HOOK_SOURCES, HOOK_TOPIC, type HookDelivery } from "../../../../shared/protocol/outbox.ts";
 import { receiptOf } from "../../../../shared/identity/index.ts";
 import type { EngineLink } from "../../../../shared/worker/engine-link.ts";
-import { JournalConsumer } from "../../../../shared/worker/journal-consumer.ts";
+import { JournalConsumer, PermanentEntryError } from "../../../../shared/worker/journal-consumer.ts";
 import type { PersonReader } from "../personal/person-reader.ts";
 import type { PersonWriter } from "../personal/person-writer.ts";
 import { type ActionShape, hookCommand } from "./hook-command.ts";
@@ -31,9 +31,6 @@ export type HookResult =
 
 /** Entries claimed at once: each holds a body of up to 1 MiB, so a claim holds at most 16 MiB of them. */
 const CLAIM_BATCH = 16;
-
-/** A delivery that can never succeed as it is: dead-lettered at once with this reason. */
-class Permanent extends Error {}
 
 export interface HookConsumerDeps {
   readonly engine: EngineLink;
@@ -63,20 +60,11 @@ export class HookConsumer {
     return this.#consumer.stop();
   }
 
-  /** Acts on one entry and records what came of it; throws (to be tried again) only for what may pass. */
-  async #take(entry: JournalEntry): Promise<void> {
-    const { engine, claimant, log } = this.#deps;
-    let result: HookResult;
-    try {
-      result = await this.#act(entry);
-    } catch (error) {
-      if (!(error instanceof Permanent)) throw error;
-      log.warn("webhook delivery dead-lettered", { entry: entry.id, key: entry.key, reason: error.message });
-      await engine.request("journal-fail", { claimant, id: entry.id, error: error.message, permanent: true });
-      return;
-    }
-    await engine.request("journal-complete", { claimant, done: [{ id: entry.id, result }] });
-    log.debug("webhook delivery done", { entry: entry.id, key: entry.key, outcome: result.outcome });
+  /** Acts on one entry: what it came to is its result; it throws to be tried again only for what may pass. */
+  async #take(entry: JournalEntry): Promise<{ result: HookResult }> {
+    const result = await this.#act(entry);
+    this.#deps.log.debug("webhook delivery done", { entry: entry.id, key: entry.key, outcome: result.outcome });
+    return { result };
   }
 
   async #act(entry: JournalEntry): Promise<HookResult> {
@@ -87,17 +75,17 @@ export class HookConsumer {
     if (mapping === null) return { outcome: "ignored", reason: `no mapping for ${named}` };
     const shape = this.#shape(mapping.command.namespace, mapping.command.action);
     const command = hookCommand(mapping, shape, delivery, body);
-    if (!command.ok) throw new Permanent(command.reason);
+    if (!command.ok) throw new PermanentEntryError(command.reason);
     const answer = await this.#deps.writer.act({ namespace: command.namespace, action: command.action, subject: command.subject, args: command.args, idempotencyKey: command.idempotencyKey });
     if (answer.kind === "problem") {
       const p = answer.problem;
       // What may pass: the engine away or busy, the disk full, the node not yet set up.
       if (p.status >= 500 || p.status === 429 || p.code === "not-set-up") throw new Error(`${p.code}: ${p.detail}`);
-      throw new Permanent(`${command.namespace} ${command.action}: ${p.code}: ${p.detail}${errorsOf(p.errors)}`);
+      throw new PermanentEntryError(`${command.namespace} ${command.action}: ${p.code}: ${p.detail}${errorsOf(p.errors)}`);
     }
     const receipt = receiptOf(answer.jws);
     if (answer.outcome === "refused") {
-      throw new Permanent(`${command.namespace} refused ${command.action} (receipt seq ${receipt.seq}): ${receipt.reason?.code ?? "refused"}: ${receipt.reason?.message ?? "no reason recorded"}`);
+      throw new PermanentEntryError(`${command.namespace} refused ${command.action} (receipt seq ${receipt.seq}): ${receipt.reason?.code ?? "refused"}: ${receipt.reason?.message ?? "no reason recorded"}`);
     }
     return { outcome: "done", command: { namespace: command.namespace, action: command.action, subject: command.subject, seq: receipt.seq, receipt: answer.jws } };
   }
@@ -107,12 +95,12 @@ export class HookConsumer {
     try {
       return this.#deps.reader.read(undefined, (r) => {
         const found = Object.values(r.contract(namespace).schema.actions).find((a) => a.name === action && a.exposure !== "internal");
-        if (found === undefined) throw new Permanent(`${namespace} has no action ${action} (the mapping names one the installed contract does not have)`);
+        if (found === undefined) throw new PermanentEntryError(`${namespace} has no action ${action} (the mapping names one the installed contract does not have)`);
         return { aggregate: found.aggregate, params: found.params };
       });
     } catch (error) {
       if (error instanceof HttpProblem && error.problem.code === "not-set-up") throw new Error(error.problem.detail, { cause: error });
-      if (error instanceof HttpProblem && error.problem.status === 404) throw new Permanent(`${namespace} is not installed in the personal tenant`, { cause: error });
+      if (error instanceof HttpProblem && error.problem.status === 404) throw new PermanentEntryError(`${namespace} is not installed in the personal tenant`, { cause: error });
       throw error;
     }
   }
@@ -130,20 +118,20 @@ function deliveryOf(payload: unknown): HookDelivery {
     typeof d.action === "string" &&
     typeof d.receivedAt === "number" &&
     typeof d.body === "string";
-  if (!ok) throw new Permanent("the journal entry is not a webhook delivery");
+  if (!ok) throw new PermanentEntryError("the journal entry is not a webhook delivery");
   return d as HookDelivery;
 }
 
 /** The delivery's body, parsed (the listener admitted only JSON objects). */
 function bodyOf(text: string): Record<string, unknown> {
-  if (checkJsonTextDepth(text, 64) !== null) throw new Permanent("the delivery's body is nested too deep");
+  if (checkJsonTextDepth(text, 64) !== null) throw new PermanentEntryError("the delivery's body is nested too deep");
   try {
     const value = JSON.parse(text) as unknown;
     if (value !== null && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
   } catch {
     // Answered below.
   }
-  throw new Permanent("the delivery's body is not a JSON object");
+  throw new PermanentEntryError("the delivery's body is not a JSON object");
 }
 
 /** A problem's field errors, briefly (the engine names the argument that is wrong). */
