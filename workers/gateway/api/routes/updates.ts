@@ -14,7 +14,7 @@
  * history. In ask mode, installing is the person's approval of the release the check found.
  */
 import type { Hono } from "hono";
-import { HttpProblem, type Problem, problem, problemOf } from "../../../../shared/problem.ts";
+import { HttpProblem, type Problem, problem } from "../../../../shared/problem.ts";
 import type { UpdateRefusal } from "../../../../shared/protocol/updater.ts";
 import type { AccountCeremonies } from "../account/ceremonies.ts";
 import { type ApiEnv, sessionOf } from "../api-env.ts";
@@ -29,8 +29,6 @@ export interface UpdateRouteDeps {
 
 const BASE = "/api/settings/updates";
 const RELEASE_REFUSALS = new Set(["unsigned", "foreign-signed", "tampered", "downgrade", "unsuitable"]);
-/** The updater's other refusals, each a problem code of its own. */
-const NOT_NOW = ["no-update", "update-in-progress", "updates-not-configured", "channel-unreachable"] as const;
 
 export function mountUpdateRoutes(api: Hono<ApiEnv>, deps: UpdateRouteDeps): void {
   const { updates } = deps;
@@ -75,6 +73,16 @@ export function mountUpdateRoutes(api: Hono<ApiEnv>, deps: UpdateRouteDeps): voi
 /** The problem of an update that could not go on: a refused release is `409 update-refused` with its refusal as `reason`. */
 function refusalProblem(refusal: UpdateRefusal): Problem {
   if (RELEASE_REFUSALS.has(refusal.code)) return { ...problem(409, "update-refused", refusal.reason), reason: refusal.code };
-  const code = (NOT_NOW as readonly string[]).includes(refusal.code) ? (refusal.code as (typeof NOT_NOW)[number]) : "update-failed";
-  return problemOf(code, refusal.reason);
+  switch (refusal.code) {
+    case "no-update":
+      return problem(409, "no-update", refusal.reason);
+    case "update-in-progress":
+      return problem(409, "update-in-progress", refusal.reason);
+    case "updates-not-configured":
+      return problem(409, "updates-not-configured", refusal.reason);
+    case "channel-unreachable":
+      return problem(502, "channel-unreachable", refusal.reason);
+    default:
+      return problem(500, "update-failed", refusal.reason);
+  }
 }
