@@ -2,6 +2,7 @@
 // (tsc 7 does the type checking; the linter stays fast).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import globals from "globals";
 
 /** Every worker's folder under workers/: each is its own process, and none imports another. */
 const WORKERS = ["engine", "gateway", "assistant", "outbox", "sync", "updater"];
@@ -9,7 +10,7 @@ const ENGINE = apartFrom("engine");
 const CONTRACTS = ["(^|/)(workers|cli|tui|supervisor|ops|bin)/|(^|/)shared/(protocol|store|channel|worker)/", "the language (contracts/) imports no worker, process or store code"];
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "data/**", "**/*.generated.js", "contracts/grammar/parser.js", "test/golden/**"] },
+  { ignores: ["node_modules/**", "data/**", "**/*.generated.js", "contracts/grammar/parser.js", "test/golden/**", "workers/gateway/app-page/dist/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -21,6 +22,9 @@ export default tseslint.config(
       "no-constant-condition": ["error", { checkLoops: false }],
     },
   },
+  // The app (app/): browser code, bundled by Vite; it talks to the node over /api only.
+  { files: ["app/**/*.{ts,tsx}"], ignores: ["app/vite.config.ts", "app/build.ts", "app/**/*.test.ts"], languageOptions: { globals: globals.browser } },
+  layer(["app/**"], "(^|/)(workers|cli|tui|supervisor|ops|bin|shared|contracts)/", "the app is a page: it reaches the node over /api, never by importing its code"),
   // The layers. Tests may reach across (they assemble whole trees); code may not.
   ...WORKERS.map((worker) => layer([`workers/${worker}/**`], ...apartFrom(worker))),
   layer(["shared/**"], "(^|/)(workers|cli|tui|supervisor|ops|bin)/", "shared/ is below the workers, the CLI, the console and the supervisor: it imports none of them"),

@@ -81,6 +81,7 @@ class Launcher {
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
+    process.on("SIGHUP", onSignal);
     try {
       for (;;) {
         const state = settle(this.#paths);
@@ -111,6 +112,7 @@ class Launcher {
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
+      process.off("SIGHUP", onSignal);
     }
   }
 

@@ -1,6 +1,6 @@
 /**
  * @module Running a process tree from the command line (`charter node`, `charter serve`): check the
- * data directory, take its lock, start the supervisor, print the URL, drain on SIGTERM/SIGINT.
+ * data directory, take its lock, start the supervisor, print the URL, drain on SIGTERM/SIGINT/SIGHUP.
  */
 import { DataDirError, prepareDataDir } from "../shared/data-dir.ts";
 import { LogFile } from "../shared/log-file.ts";
@@ -67,6 +67,9 @@ const usage = (edition: Edition) =>
     "Stop it with Ctrl-C or SIGTERM: requests in flight finish, then it exits 0.",
     "",
   ].join("\n");
+
+/** A signal within this long of the first is the same stop delivered twice (see runTree's onSignal). */
+const REPEATED_SIGNAL_MS = 1_000;
 
 /** Fails with a one-line reason when `dir` cannot be created, written or kept private; what it tightened. */
 function ensureWritable(dir: string): string[] {
@@ -154,17 +157,25 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
     onHooks: (url) => process.stdout.write(`charter ${edition} webhooks on ${url}/hooks/\n`),
   });
 
-  let signals = 0;
+  // A second signal exits at once, without draining — but not one that comes right after the first:
+  // that is the same stop delivered twice, to the process group (a terminal's Ctrl-C, `kill --
+  // -PGID`, `timeout`) and passed on by the process that started this one (bin/charter.js's
+  // re-exec, the update launcher).
+  let firstSignalAt: number | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    if (signals > 1) {
+    const now = Date.now();
+    if (firstSignalAt !== null) {
+      if (now - firstSignalAt < REPEATED_SIGNAL_MS) return;
       process.stderr.write(`charter: second ${signal}; exiting without draining\n`);
       process.exit(130);
     }
+    firstSignalAt = now;
     void supervisor.shutdown(0, `${signal} received; draining`);
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // The terminal it runs in closing: a stop like the others (Node's default would exit at once).
+  process.on("SIGHUP", onSignal);
 
   supervisor.start().then(
     (url) => process.stdout.write(`charter ${edition} listening on ${url} (data: ${options.dataDir})\n${apiLines(api)}`),
@@ -173,6 +184,7 @@ export async function runTree(edition: Edition, args: string[]): Promise<number>
   const code = await supervisor.exited;
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
+  process.off("SIGHUP", onSignal);
   logFile.close();
   lock.release();
   return code;

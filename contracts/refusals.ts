@@ -5,7 +5,7 @@
  */
 
 /** The reasons a command is refused, as receipts carry them (a wire format: snake_case, never renamed). */
-export type RefusalCode = "condition_failed" | "unauthorized" | "text_too_long" | "list_full" | "overflow" | "division_by_zero" | "program_failed";
+export type RefusalCode = "condition_failed" | "unauthorized" | "text_too_long" | "list_full" | "overflow" | "division_by_zero" | "program_failed" | "merge_conflict";
 
 /**
  * Why a refused command was refused, as its receipt carries it (`wire.md`): the one definition,
@@ -61,6 +61,14 @@ export const refusals = {
    */
   programFailed(kind: string): Reason {
     return { code: "program_failed", condition: null, line: null, message: `the contract program could not run this command (${kind})` };
+  },
+  /**
+   * A command made apart on another device that no longer holds once the devices' histories are
+   * merged: `why` is the refusal the merged state gives it (or a concurrent change, for `merge reject`).
+   */
+  mergeConflict(why: Reason | null, concurrent: string | null): Reason {
+    const message = concurrent !== null ? `the record was changed on another device meanwhile (command ${concurrent.slice(0, 12)}); kept as a conflict to settle` : `after merging with another device: ${why?.message ?? "no longer allowed"}`;
+    return { code: "merge_conflict", condition: why?.condition ?? null, line: why?.line ?? null, message };
   },
   divisionByZero(site: Site): Reason {
     return { code: "division_by_zero", condition: site.condition, line: site.line, message: `division by zero in ${site.text}` };

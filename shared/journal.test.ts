@@ -188,3 +188,44 @@ test("property: random append/claim/ack/fail/crash/restart interleavings lose no
     { numRuns: 150 },
   );
 });
+
+test("compact empties a member of done entries past their time, and keeps the entry, its key and its result", () => {
+  const { dir, db } = fresh();
+  const clock = new ManualClock(1_000);
+  const j = new Journal(db, clock, { maxAttempts: 1 });
+  const body = "x".repeat(10_000);
+  const old = j.append("hook", { source: "github", delivery: "d1", body }, { key: "github:d1" });
+  const dead = j.append("hook", { source: "github", delivery: "d2", body }, { key: "github:d2" });
+  const pending = j.append("hook", { source: "github", delivery: "d3", body }, { key: "github:d3", maxAttempts: 5 });
+  const other = j.append("effect", { body }, { key: "e1" });
+  j.claim("w", ["hook", "effect"], 2 + 1 + 1);
+  assert.deepEqual(j.complete("w", [{ id: old, result: { outcome: "done" } }, { id: other, result: { ok: true } }]), [old, other]);
+  assert.equal(j.fail("w", dead, "no mapping", { permanent: true }), "dead");
+  assert.equal(j.fail("w", pending, "try later", { retryInMs: 1 }), "retry");
+  clock.advance(10_000);
+  const recent = j.append("hook", { source: "github", delivery: "d4", body }, { key: "github:d4" });
+  j.claim("w", ["hook"], 10);
+  j.complete("w", [{ id: recent, result: { outcome: "done" } }]);
+
+  // Only what was done before the cut: d1 (the effect's topic is another's, d4 too new).
+  const all = [0, Number.MAX_SAFE_INTEGER] as const;
+  assert.equal(j.compact("hook", "body", 5_000, ...all), 1);
+  const got = j.get("hook", old);
+  assert.deepEqual(got?.payload, { source: "github", delivery: "d1", body: "", compactedAt: 11_000 });
+  assert.deepEqual([got?.state, got?.result], ["done", { outcome: "done" }]);
+  assert.equal((j.get("hook", dead)?.payload as { body: string }).body, body, "a dead entry may be revived: kept whole");
+  assert.equal((j.get("hook", pending)?.payload as { body: string }).body, body);
+  assert.equal((j.get("hook", recent)?.payload as { body: string }).body, body);
+  assert.equal((j.get("effect", other)?.payload as { body: string }).body, body);
+  // Compacted once; the key still admits the delivery once.
+  assert.equal(j.compact("hook", "body", 5_000, ...all), 0);
+  assert.equal(j.append("hook", { source: "github", delivery: "d1", body }, { key: "github:d1" }), old);
+  // Later, d4 too, but only within the range of entries a call is given.
+  clock.advance(10_000);
+  assert.equal(j.compact("hook", "body", clock.now(), recent, Number.MAX_SAFE_INTEGER), 0);
+  assert.equal(j.compact("hook", "body", clock.now(), 0, recent - 1), 0);
+  assert.equal(j.compact("hook", "body", clock.now(), old, recent), 1);
+  assert.throws(() => j.compact("hook", "body') --", 0, 0, 1), /not a payload member/);
+  db.close();
+  rmSync(dir, { recursive: true });
+});

@@ -120,6 +120,8 @@ export class Journal {
   readonly #exhausted: StatementSync;
   readonly #exhaustedBy: StatementSync;
   readonly #claims = new Map<number, StatementSync>();
+  /** The statements of `compact`, by payload member. */
+  readonly #compactions = new Map<string, { select: StatementSync; update: StatementSync }>();
   #complete: StatementSync | null = null;
 
   constructor(db: DatabaseSync, clock: Clock = systemClock, options: JournalOptions = {}) {
@@ -298,6 +300,40 @@ export class Journal {
       counts[r.state] = r.n;
     }
     return counts;
+  }
+
+  /**
+   * Empties member `member` (a top-level string of the payload) of the done entries of `topic`
+   * finished before `before` (ms) among entries `afterId + 1` to `throughId` — a bounded range, so
+   * one call reads a bounded part of the journal — and stamps each `compactedAt: now`: the entry,
+   * its key (what admits a delivery once) and its result stay, the bulk it carried goes. Dead and
+   * pending entries are never touched (they may still be acted on). Answers how many it compacted.
+   */
+  compact(topic: string, member: string, before: number, afterId: number, throughId: number): number {
+    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(member)) throw new Error(`not a payload member: ${member}`);
+    let statements = this.#compactions.get(member);
+    if (statements === undefined) {
+      statements = {
+        select: this.#db.prepare(
+          `SELECT id FROM journal WHERE id > ? AND id <= ? AND topic = ? AND state = 'done' AND done_at < ?
+             AND json_type(payload, '$.compactedAt') IS NULL AND json_type(payload, '$.${member}') = 'text'`,
+        ),
+        update: this.#db.prepare(`UPDATE journal SET payload = json_set(payload, '$.${member}', '', '$.compactedAt', ?) WHERE id = ?`),
+      };
+      this.#compactions.set(member, statements);
+    }
+    const { select, update } = statements;
+    return transaction(this.#db, () => {
+      const ids = select.all(afterId, throughId, topic, before) as { id: number }[];
+      const now = this.#clock.now();
+      for (const { id } of ids) update.run(now, id);
+      return ids.length;
+    });
+  }
+
+  /** The newest entry's id (0 when the journal is empty). */
+  lastId(): number {
+    return Number((this.#db.prepare("SELECT coalesce(max(id), 0) AS id FROM journal").get() as { id: number | bigint }).id);
   }
 
   /** Deletes done entries finished before `before` (ms); dead ones stay for inspection. */

@@ -126,6 +126,14 @@ export const problemCatalog = {
   "hook-not-configured": { status: 503, title: "No webhook secret set for this source" },
   "delivery-not-failed": { status: 409, title: "The webhook delivery has not failed" },
 
+  // The exchange with other persons' nodes (`/api/exchange`, `/exchange/inbox`).
+  "unknown-sender": { status: 403, title: "The sender is not a relationship of this person" },
+  "wrong-recipient": { status: 403, title: "The document is for another person" },
+  "bad-receipt": { status: 400, title: "The document's receipt does not verify" },
+  "relationship-exists": { status: 409, title: "That did is pinned already" },
+  "too-many-relationships": { status: 409, title: "Too many relationships" },
+  "document-not-failed": { status: 409, title: "The document's delivery has not failed" },
+
   // The node itself: try again.
   internal: { status: 500, title: "Internal Server Error" },
   unavailable: { status: 503, title: "Service Unavailable" },
@@ -153,6 +161,13 @@ export const problemCatalog = {
   "update-in-progress": { status: 409, title: "An update is under way" },
   "updates-not-configured": { status: 409, title: "No release channel or key is set" },
   "channel-unreachable": { status: 502, title: "The release channel could not be read" },
+  // Paired devices (workers/sync): node-to-node messages, and the home node a device joins.
+  "home-unreachable": { status: 502, title: "The home node could not be paired with" },
+  "bad-pairing": { status: 400, title: "Not a pairing request" },
+  "bad-exchange": { status: 400, title: "Not a sync exchange this node takes" },
+  "bad-entry": { status: 400, title: "A synced command does not verify" },
+  "unknown-device": { status: 401, title: "Not a paired device" },
+  "device-revoked": { status: 403, title: "The device was revoked" },
   "update-failed": { status: 500, title: "The update failed" },
 } as const satisfies Record<string, Entry>;
 

@@ -173,6 +173,7 @@ describe("the account over HTTP", () => {
     assert.deepEqual(changed.body, { signInRequired: true, sessionDays: 14, idleDays: 3, timeZone, loopback: true });
     const bad = await api.call("PUT", "/api/account/settings", { cookie: fresh, body: { idleDays: 30 } });
     assert.deepEqual([bad.status, bad.body.code], [400, "bad-settings"]);
+    assert.deepEqual(bad.body.errors, [{ pointer: "#/idleDays", detail: "a whole number of days from 1 to sessionDays (14)" }], "the wrong field is named, over HTTP too");
     const off = await api.call("PUT", "/api/account/settings", { cookie: fresh, body: { signInRequired: false } });
     assert.deepEqual([off.status, off.body.code], [403, "step-up-required"]);
   });

@@ -62,6 +62,10 @@ describe("the assistant on a real node", () => {
     );
     const detail = await a.call("GET", `/api/turns/${turn}`);
     assert.equal(detail.body.status, "done");
+    // The turn's frames come in the order it went through them: queued before it ran.
+    const statuses = a.events.of("turn", turn).map((f) => f.status);
+    assert.equal(statuses[0], "queued", statuses.join(", "));
+    assert.equal(statuses.at(-1), "done", statuses.join(", "));
     assert.equal(detail.body.model, "m1");
     assert.equal(detail.body.tokensIn, 12);
     assert.equal(detail.body.steps.length, 1);
@@ -100,6 +104,9 @@ describe("the assistant on a real node", () => {
     assert.equal(approval.kind, "tool");
     assert.equal(approval.turn, turn);
     assert.ok(approval.expiresAt !== null);
+    // Announced on /api/events as an `approval` frame; the approval's kind is `approvalKind`.
+    const frame = await waitFor("the approval frame", () => a.events.of("approval").find((f) => f.approval === approvalId));
+    assert.deepEqual([frame.approvalKind, frame.status, frame.turn], ["tool", "waiting", turn]);
     const shown = await a.call("GET", `/api/approvals/${approvalId}`);
     const command = JSON.parse(shown.body.payload);
     assert.equal(command.namespace, "std.tasks");

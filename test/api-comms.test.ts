@@ -9,42 +9,14 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync, statSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { SMTPServer } from "smtp-server";
+import { header, smtpDouble } from "./helpers/smtp-double.ts";
 import { ApiClient, signIn } from "./helpers/api-client.ts";
 import { type AssistantNode, startAssistantNode } from "./helpers/assistant-node.ts";
 import { type Charter, sleep, startCharter, stopCharter, waitFor } from "./helpers/charter-process.ts";
 import { dovecotMissing, type ImapServer, startImapServer } from "./helpers/imap-server.ts";
 import { messageIdFor } from "../shared/connectors/message-id.ts";
-
-/** A local SMTP server keeping every message it takes, whole. */
-async function smtpDouble() {
-  const messages: string[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, _session, callback) {
-      let text = "";
-      stream.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-      stream.on("end", () => {
-        messages.push(text);
-        callback(null, `Ok: queued as Q${messages.length}`);
-      });
-    },
-  });
-  server.on("error", () => {});
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { port: (server.server.address() as AddressInfo).port, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-/** A header's value in a raw message (folded lines joined). */
-function header(raw: string, name: string): string | null {
-  const head = raw.split(/\r?\n\r?\n/)[0]?.replace(/\r?\n[ \t]+/g, " ") ?? "";
-  return new RegExp(`^${name}:\\s*(.*)$`, "im").exec(head)?.[1]?.trim() ?? null;
-}
 
 /** A message as the IMAP server is handed it. */
 function mail(fields: { id: string; from?: string; subject: string; text: string; inReplyTo?: string; references?: string[]; date?: string }): string {

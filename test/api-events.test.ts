@@ -52,7 +52,7 @@ const ada = generateKeyPair(); // owns both tenants
 const TENANTS = new Set(["acme", "globex"]);
 
 /** A commit frame as a client reads it. */
-type CommitFrame = Commit & { id: string; kind: string };
+type CommitFrame = Omit<Commit, "committedAt"> & { id: string; kind: string; at: string };
 
 /** A socket's frames as they arrive (commits of this test's tenants only), and how it closed. */
 class Listener {
@@ -189,10 +189,13 @@ describe("/api/events on a real node", () => {
     await listener.until("acme's two commits", () => listener.frames.length >= 2);
     const last = await commit("acme", "order-3");
     await listener.until("the third", () => listener.seqs().includes(last));
-    assert.deepEqual(listener.frames, [
-      { id: String(first), kind: "commit", tenant: "acme", namespace: "acme.counter", aggregate: "Counter", subject: "order-1", action: "Increment", outcome: "accepted", seq: first },
-      { id: String(refused), kind: "commit", tenant: "acme", namespace: "acme.counter", aggregate: "Counter", subject: "order-2", action: "Increment", outcome: "refused", seq: refused },
-      { id: String(last), kind: "commit", tenant: "acme", namespace: "acme.counter", aggregate: "Counter", subject: "order-3", action: "Increment", outcome: "accepted", seq: last },
+    // Each frame says when it was committed (RFC 3339), a moment ago.
+    const at = listener.frames.map((f) => f.at);
+    assert.ok(at.every((t) => typeof t === "string" && Math.abs(Date.parse(t) - Date.now()) < 120_000), JSON.stringify(at));
+    assert.deepEqual(listener.frames.map((f) => ({ ...f, at: undefined })), [
+      { id: String(first), kind: "commit", tenant: "acme", namespace: "acme.counter", aggregate: "Counter", subject: "order-1", action: "Increment", outcome: "accepted", seq: first, at: undefined },
+      { id: String(refused), kind: "commit", tenant: "acme", namespace: "acme.counter", aggregate: "Counter", subject: "order-2", action: "Increment", outcome: "refused", seq: refused, at: undefined },
+      { id: String(last), kind: "commit", tenant: "acme", namespace: "acme.counter", aggregate: "Counter", subject: "order-3", action: "Increment", outcome: "accepted", seq: last, at: undefined },
     ]);
     assert.ok(hidden > first && hidden < last);
     listener.ws.close();

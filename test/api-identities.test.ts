@@ -129,6 +129,11 @@ describe("the person's identities", () => {
     assert.equal(household.body.kind, "household");
     assert.equal("name" in household.body, false, "no name given, none shown");
 
+    const shown = await api.call("GET", "/api/identities/ada-works", { cookie });
+    assert.equal(shown.status, 200, JSON.stringify(shown.body));
+    assert.deepEqual(shown.body, identity, "one identity read: as it was made");
+    expectProblem(await api.call("GET", "/api/identities/nobody-here", { cookie }), 404, "not-found");
+
     const list = await api.call("GET", "/api/identities", { cookie });
     assert.deepEqual(
       list.body.items.map((i: { handle: string; kind: string; name?: string; role: string }) => [i.handle, i.kind, i.name ?? null, i.role]),
@@ -233,6 +238,7 @@ describe("the person's identities", () => {
     expectProblem(await post("/api/identities/bobs-shop/delegations", { did: carol.did, scope: "x" }), 403, "not-owner");
     expectProblem(await api.call("PUT", "/api/scopes", { cookie, body: { tenant: "bobs-shop", did: carol.did, scopes: ["x"] } }), 403, "not-owner");
     expectProblem(await post("/api/identities/bobs-shop/vault", { operation: "export" }), 403, "not-owner");
+    expectProblem(await api.call("GET", "/api/identities/bobs-shop", { cookie }), 403, "not-owner");
     assert.deepEqual((await describeTenant("bobs-shop")).members, [person]);
   });
 

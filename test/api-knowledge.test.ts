@@ -102,6 +102,13 @@ describe("knowledge vaults", () => {
     assert.equal((await k("read", { path: "Journal/day-3" })).status, 404);
     // Written again, it is a new note.
     assert.equal((await ok("write", { path: "Journal/day-3", text: "again" })).revision, 1);
+    // The vaults there are, each with its count of notes.
+    const listed = await ok("list", { limit: 200 });
+    const vaults = await ok("vaults", {});
+    assert.equal(vaults.items.length, 1);
+    assert.deepEqual([vaults.items[0]?.name, vaults.items[0]?.notes], ["personal", listed.items.length]);
+    assert.ok(Date.parse(String(vaults.items[0]?.updatedAt)) > 0, JSON.stringify(vaults));
+    assert.equal((await k("vaults", { name: "x" })).status, 400, "vaults takes no argument");
   });
 
   it("picks up notes written, edited, renamed and removed in the folder by any editor", async () => {
@@ -258,7 +265,7 @@ describe("knowledge vaults", () => {
     const bits = ["..", "/", "\\", ".", "\u0000", "a", "Note", "%2e%2e", "~", " ", "日本", "#", "[[x]]", ".md", "con", "\n"];
     const text = () => Array.from({ length: rand(6) }, () => bits[rand(bits.length)]).join("");
     const values = () => [text(), rand(5) - 1, null, true, [], {}, "x".repeat(rand(3) * 700), { path: text() }][rand(8)];
-    const operations = ["list", "read", "write", "append", "move", "delete", "search", "links", "backlinks", "tags", "history", "", "LIST", "__proto__", "constructor"];
+    const operations = ["list", "read", "write", "append", "move", "delete", "search", "links", "backlinks", "tags", "history", "vaults", "", "LIST", "__proto__", "constructor"];
     const fields = ["path", "to", "text", "revision", "q", "limit", "after", "folder", "tag", "x"];
     const before = readdirSync(node.dataDir).sort();
     for (let i = 0; i < 300; i++) {
@@ -290,7 +297,7 @@ describe("knowledge vaults", () => {
     const unknown = await k("explode", {});
     assert.equal(unknown.status, 400);
     assert.equal(unknown.body.code, "unknown-operation");
-    assert.deepEqual(unknown.body.operations, ["list", "read", "write", "append", "move", "delete", "search", "links", "backlinks", "tags", "history"]);
+    assert.deepEqual(unknown.body.operations, ["list", "read", "write", "append", "move", "delete", "search", "links", "backlinks", "tags", "history", "vaults"]);
     assert.equal((await api.call("POST", "/api/knowledge", { cookie, body: { args: {} } })).body.code, "unknown-operation");
     const extra = await k("read", { path: "a", force: true });
     assert.equal(extra.status, 400);

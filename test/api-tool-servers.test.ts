@@ -276,12 +276,17 @@ describe("tool servers (MCP) on a real node", () => {
     assert.equal(begun.body.authorized, false);
     const authorizationUrl = new URL(begun.body.authorizationUrl as string);
     assert.equal(authorizationUrl.searchParams.get("code_challenge_method"), "S256");
-    assert.equal(authorizationUrl.searchParams.get("redirect_uri"), `${api.origin}${BASE}/oauth/callback`);
-    // The person's browser: the authorization server sends it back to the node's callback.
+    assert.equal(authorizationUrl.searchParams.get("redirect_uri"), `${api.origin}/oauth/callback`);
+    // The person's browser: the authorization server sends it back to the node's page for it (no
+    // session there: a navigation from another site carries no SameSite=Strict cookie), which posts
+    // the code and state to the callback route with the session (test/browser-settings.test.ts).
     const redirected = await fetch(authorizationUrl, { redirect: "manual" });
     assert.equal(redirected.status, 302);
     const back = new URL(redirected.headers.get("location") ?? "");
-    assert.equal(`${back.origin}${back.pathname}`, `${api.origin}${BASE}/oauth/callback`);
+    assert.equal(`${back.origin}${back.pathname}`, `${api.origin}/oauth/callback`);
+    const page = await fetch(`${restarted.url}/oauth/callback${back.search}`);
+    assert.deepEqual([page.status, page.headers.get("content-type"), page.headers.get("cache-control")], [200, "text/html; charset=utf-8", "no-store"], "the app's page, for any visitor");
+    assert.match(await page.text(), /<div id="app">/);
     const replayed = `${BASE}/oauth/callback${back.search}`;
     const finished = await call("GET", replayed);
     assert.equal(finished.status, 200, JSON.stringify(finished.body));

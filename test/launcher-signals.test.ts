@@ -5,7 +5,7 @@
  * and the lock is free.
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, type SpawnOptions } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -55,6 +55,55 @@ test("issue 17 #1: SIGTERM to the launcher (re-exec under the project's Node) st
     });
   } finally {
     if (launcher.exitCode === null) launcher.kill("SIGKILL");
+    await sleep(50);
+    cleanup(dataDir);
+  }
+});
+
+/** Starts `argv` as a tree, keeping what it prints (stdout and stderr, and both together). */
+function startTree(command: string, argv: readonly string[], options: SpawnOptions = {}) {
+  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"], ...options });
+  const printed = { out: "", err: "", all: "" };
+  child.stdout?.on("data", (d: Buffer) => ((printed.out += d.toString()), (printed.all += d.toString())));
+  child.stderr?.on("data", (d: Buffer) => ((printed.err += d.toString()), (printed.all += d.toString())));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const listening = () => waitFor("the node's URL", () => (/listening on http/.test(printed.out) ? true : undefined), 20_000);
+  return { child, printed, exited, listening };
+}
+
+test("SIGTERM to the launcher's whole process group (a terminal's Ctrl-C, kill -- -PGID, timeout) still drains: the copy passed on is the same stop", { skip: older === null ? "no Node older than 24 on this machine's PATH: the re-exec path is not taken here" : false }, async () => {
+  const dataDir = tempDataDir();
+  // Its own process group, so that the group can be signalled as a terminal or `timeout` does.
+  const launcher = startTree(older as string, [charterBin, "serve", "--data", dataDir, "--listen", "127.0.0.1:0"], { detached: true, env: { ...process.env, CHARTER_REEXEC: "" } });
+  const group = -(launcher.child.pid as number);
+  try {
+    await launcher.listening();
+    const lock = JSON.parse(readFileSync(join(dataDir, "charter.lock"), "utf8")) as { pid: number };
+    assert.notEqual(lock.pid, launcher.child.pid, "the supervisor runs in a child of the launcher");
+    process.kill(group, "SIGTERM");
+    assert.equal(await launcher.exited, 0, `drained and exited 0 (stderr: ${launcher.printed.err.slice(-300)})`);
+    assert.doesNotMatch(launcher.printed.err, /without draining/);
+    assert.match(launcher.printed.all, /SIGTERM received; draining/);
+  } finally {
+    if (launcher.child.exitCode === null) process.kill(group, "SIGKILL");
+    await sleep(50);
+    cleanup(dataDir);
+  }
+});
+
+test("SIGHUP (the terminal it runs in closing) drains the tree like SIGTERM, and it exits 0", async () => {
+  const dataDir = tempDataDir();
+  const tree = startTree(process.execPath, [charterBin, "serve", "--data", dataDir, "--listen", "127.0.0.1:0"]);
+  try {
+    await tree.listening();
+    const lock = JSON.parse(readFileSync(join(dataDir, "charter.lock"), "utf8")) as { pid: number; workers: Record<string, number> };
+    // As a terminal hangs up: the whole foreground group hears it, workers too.
+    for (const pid of [lock.pid, ...Object.values(lock.workers)]) process.kill(pid, "SIGHUP");
+    assert.equal(await tree.exited, 0, tree.printed.all.slice(-400));
+    assert.match(tree.printed.all, /SIGHUP received; draining/);
+    assert.doesNotMatch(tree.printed.all, /signal=SIGHUP|worker exited|did not drain/, "every worker drained: none died of the signal");
+  } finally {
+    if (tree.child.exitCode === null) tree.child.kill("SIGKILL");
     await sleep(50);
     cleanup(dataDir);
   }

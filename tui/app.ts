@@ -36,7 +36,7 @@ export const views: readonly ViewEntry[] = [
   { name: "Tenants", filterHint: "tenant:T words (a did, a scope)", model: tenantsModel, component: TenantsView },
   { name: "Activity", filterHint: "tenant:T ns:N outcome:accepted|refused action:A code:C words", model: (s, _f, w, g) => activityModel(s, w, g), component: ActivityView },
   { name: "Logs", filterHint: "level:debug|info|warn|error component:C words", model: logsModel, component: LogsView },
-  { name: "Connect", filterHint: "kind:voter|trusted words", model: connectModel, component: ConnectView },
+  { name: "Connect", filterHint: "kind:voter|device|relationship words", model: connectModel, component: ConnectView },
 ];
 
 const ACTIVITY = 3;

@@ -1,10 +1,12 @@
 /**
- * @module Voters and trusted nodes as the console shows them, derived from what the node publishes:
+ * @module Voters and the Connect view's targets as the console shows them. Voters come from what the node publishes:
  * `/.well-known/charter.json` lists the voters; `/health` may carry a consensus section (`raft` or
  * `consensus`: role, term, leader, and per-voter role, lag, url). Today a node is its only voter,
  * and a single voter leads itself with no lag; fields appear as soon as the node reports them.
+ * Paired devices and exchange relationships come from what the node keeps (see read-peers.ts).
  */
 import type { Probe } from "./node-probe.ts";
+import type { ExchangeRelationship, PairedDevice, Peers } from "./read-peers.ts";
 
 export interface Voter {
   readonly id: string;
@@ -22,12 +24,11 @@ export interface Cluster {
   readonly term: number | null;
 }
 
-/** A node the console checks for the Connect view. */
-export interface ConnectTarget {
-  readonly kind: "this node" | "voter" | "trusted";
-  readonly id: string | null;
-  readonly url: string | null;
-}
+/** A node the Connect view lists: this one, another voter, a paired device or an exchange relationship. */
+export type ConnectTarget =
+  | { readonly kind: "this node" | "voter"; readonly id: string | null; readonly url: string | null }
+  | { readonly kind: "device"; readonly id: string; readonly url: string | null; readonly device: PairedDevice }
+  | { readonly kind: "relationship"; readonly id: string; readonly url: string; readonly relationship: ExchangeRelationship };
 
 type Json = Record<string, unknown>;
 
@@ -36,7 +37,7 @@ const num = (v: unknown): number | null => (typeof v === "number" && Number.isFi
 const obj = (v: unknown): Json | null => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Json) : null);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-/** A voter or trusted node entry: a bare did, or an object naming it (`id` or `did`) with extras. */
+/** A voter entry: a bare did, or an object naming it (`id` or `did`) with extras. */
 function entry(v: unknown): { id: string; fields: Json } | null {
   const id = text(v);
   if (id !== null) return { id, fields: {} };
@@ -76,11 +77,18 @@ export function clusterFrom(nodeDid: string | null, probe: Probe | null): Cluste
   return { voters, leader, term: num(consensus?.term) };
 }
 
-/** The nodes to check: this one, the other voters with an address, and trusted nodes the node lists. */
-export function connectTargets(nodeDid: string | null, nodeUrl: string | null, cluster: Cluster, probe: Probe | null): ConnectTarget[] {
+/** The nodes to list: this one, the other voters, the paired devices and the exchange relationships. */
+export function connectTargets(nodeDid: string | null, nodeUrl: string | null, cluster: Cluster, peers: Peers): ConnectTarget[] {
   const targets: ConnectTarget[] = [{ kind: "this node", id: nodeDid, url: nodeUrl }];
   for (const v of cluster.voters) if (!v.self) targets.push({ kind: "voter", id: v.id, url: v.url });
-  const trusted = [...list(probe?.wellKnown?.trusted), ...list(probe?.wellKnown?.nodes)].map(entry).filter((e) => e !== null);
-  for (const t of trusted) if (!targets.some((x) => x.id === t.id)) targets.push({ kind: "trusted", id: t.id, url: text(t.fields.url) });
+  for (const d of peers.devices) targets.push({ kind: "device", id: d.did, url: d.url, device: d });
+  for (const r of peers.relationships) targets.push({ kind: "relationship", id: r.did, url: r.url, relationship: r });
   return targets;
+}
+
+/** Whether the console probes `target` for the Connect view: this node, voters, and a paired home node it can reach. */
+export function probed(target: ConnectTarget): boolean {
+  if (target.url === null) return false;
+  if (target.kind === "device") return target.device.revokedAt === null;
+  return target.kind !== "relationship";
 }

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { type Change, watchChanges } from "./change-watcher.ts";
-import { clusterFrom, connectTargets } from "./cluster.ts";
+import { clusterFrom, connectTargets, probed } from "./cluster.ts";
 import { type Filter, noFilter } from "./filter.ts";
 import { LogTail } from "./log-tail.ts";
 import { probeNode } from "./node-probe.ts";
@@ -16,6 +16,7 @@ import { readActivity } from "./read-activity.ts";
 import { readContracts } from "./read-contracts.ts";
 import { readDiskUse } from "./read-disk.ts";
 import { readNodeIdentity } from "./read-node-identity.ts";
+import { noPeers, readPeers } from "./read-peers.ts";
 import { readTenants } from "./read-tenants.ts";
 import type { Snapshot, SnapshotSource } from "./snapshot.ts";
 
@@ -193,14 +194,15 @@ export class LiveSource implements SnapshotSource {
     }
   }
 
-  /** Probes this node (and the voters and trusted nodes it names) once. */
+  /** Probes this node (and the voters it names and a paired home node) once; re-reads the paired devices. */
   async #probe(): Promise<void> {
     const s = this.#snapshot;
     const url = this.#options.url ?? this.#urlFromLog(s);
     const self = url === null ? null : await probeNode(url);
     const cluster = clusterFrom(s.nodeDid, self);
-    const targets = connectTargets(s.nodeDid ?? (typeof self?.wellKnown?.identity === "string" ? self.wellKnown.identity : null), url, cluster, self);
-    const others = await Promise.all(targets.slice(1).map((t) => (t.url === null ? null : probeNode(t.url, { wellKnown: false }))));
+    const peers = this.#safe(() => readPeers(this.#dataDir, this.#running === true), noPeers);
+    const targets = connectTargets(s.nodeDid ?? (typeof self?.wellKnown?.identity === "string" ? self.wellKnown.identity : null), url, cluster, peers);
+    const others = await Promise.all(targets.slice(1).map((t) => (t.url === null || !probed(t) ? null : probeNode(t.url, { wellKnown: false }))));
     if (this.#closed) return;
     this.#publish({
       nodeUrl: url,

@@ -10,7 +10,7 @@
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
 import type { Kysely } from "kysely";
@@ -37,19 +37,46 @@ const absent: StoreReader = Object.freeze({ mode: "absent" as const, kysely: nul
 
 /** Opens `DATA/charter.db` for reading; `nodeRunning` says whether a live node holds the directory. */
 export function openStoreReader(dataDir: string, nodeRunning: boolean): StoreReader {
-  const path = join(dataDir, "charter.db");
-  if (!existsSync(path)) return absent;
-  if (nodeRunning) return reader("live", new DatabaseSync(path, { readOnly: true, timeout: 1000 }), null);
+  const opened = openReadOnly(join(dataDir, "charter.db"), nodeRunning);
+  return opened === null ? absent : reader(opened.mode, opened.db, opened.copyDir);
+}
+
+/** A SQLite file opened without changing anything next to it; `close` also removes a private copy. */
+export interface ReadOnlyDatabase {
+  readonly mode: Exclude<StoreMode, "absent">;
+  readonly db: DatabaseSync;
+  readonly copyDir: string | null;
+  close(): void;
+}
+
+/**
+ * Opens any of the node's SQLite files (`charter.db`, `sync.db`, `accounts.db`) the same way;
+ * null when the file does not exist. `live` says a running process holds the file open (its
+ * `-wal` and `-shm` exist), so a plain read-only connection creates nothing.
+ */
+export function openReadOnly(path: string, live: boolean): ReadOnlyDatabase | null {
+  if (!existsSync(path)) return null;
+  const done = (mode: ReadOnlyDatabase["mode"], db: DatabaseSync, copyDir: string | null): ReadOnlyDatabase => ({
+    mode,
+    db,
+    copyDir,
+    close: () => {
+      db.close();
+      if (copyDir !== null) rmSync(copyDir, { recursive: true, force: true });
+    },
+  });
+  if (live) return done("live", new DatabaseSync(path, { readOnly: true, timeout: 1000 }), null);
   if (walSize(path) === 0) {
     const url = pathToFileURL(path);
     url.searchParams.set("immutable", "1");
-    return reader("immutable", new DatabaseSync(url, { readOnly: true }), null);
+    return done("immutable", new DatabaseSync(url, { readOnly: true }), null);
   }
   const copy = mkdtempSync(join(tmpdir(), "charter-tui-"));
   try {
-    copyFileSync(path, join(copy, "charter.db"));
-    copyFileSync(`${path}-wal`, join(copy, "charter.db-wal"));
-    return reader("snapshot", new DatabaseSync(join(copy, "charter.db"), { readOnly: true }), copy);
+    const name = basename(path);
+    copyFileSync(path, join(copy, name));
+    copyFileSync(`${path}-wal`, join(copy, `${name}-wal`));
+    return done("snapshot", new DatabaseSync(join(copy, name), { readOnly: true }), copy);
   } catch (error) {
     rmSync(copy, { recursive: true, force: true });
     throw error;

@@ -5,9 +5,10 @@
  */
 import { createHash } from "node:crypto";
 import { chmodSync, rmSync } from "node:fs";
+import { makeDirsSync } from "../make-dirs.ts";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Channel } from "./channel.ts";
 import type { NoticeMap, RequestMap } from "./messages.ts";
 import { socketTransport } from "./transport.ts";
@@ -43,16 +44,27 @@ export function listenChannels<Out extends RequestMap, In extends RequestMap>(
  * 0600 from its first moment, then set to 0600 again (a umask is process-wide and brief).
  */
 export async function listenPrivateChannels<Out extends RequestMap, In extends RequestMap>(path: string, accept: (channel: Channel<Out, In>) => void): Promise<Server> {
-  const umask = process.umask(0o177);
-  let listening: Promise<Server>;
-  try {
-    listening = listenChannels<Out, In>(path, accept);
-  } finally {
-    process.umask(umask);
+  makeDirsSync(dirname(socketPath(path)));
+  // At a node's first start the workers make the data directory's folders side by side: a socket
+  // that cannot be bound at once is tried again for a few seconds before the start fails.
+  for (let attempt = 0; ; attempt++) {
+    const umask = process.umask(0o177);
+    let listening: Promise<Server>;
+    try {
+      listening = listenChannels<Out, In>(path, accept);
+    } finally {
+      process.umask(umask);
+    }
+    try {
+      const server = await listening;
+      chmodSync(socketPath(path), 0o600);
+      return server;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (attempt >= 50 || (code !== "EACCES" && code !== "ENOENT")) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
-  const server = await listening;
-  chmodSync(socketPath(path), 0o600);
-  return server;
 }
 
 /** Connects to a channel socket, retrying while it does not exist yet (its owner is starting). */

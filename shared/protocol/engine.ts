@@ -7,6 +7,7 @@ import type { Receipt, RefusalReason } from "../identity/index.ts";
 import type { FailOptions, FailResult, JournalEntry, JournalListEntry, JournalStats } from "../journal.ts";
 import type { EffectDone } from "../connectors/effect-receipt.ts";
 import type { Problem } from "../problem.ts";
+import type { VerifiedEntry } from "../devices/entries.ts";
 
 /** A command whose signature, freshness and path the gateway has verified. */
 export interface SubmittedCommand {
@@ -81,6 +82,20 @@ export type ReadPoint =
   | { readonly ok: true; readonly appliedIndex: number; readonly commitIndex: number; readonly leaderContactMs: number | null; readonly role: string }
   | { readonly ok: false; readonly problem: Problem };
 
+/** What applying commands received from a paired device did (workers/engine/merge). */
+export interface SyncApplied {
+  /** Commands recorded here for the first time. */
+  readonly applied: number;
+  /** Commands already here whose outcome the merge changed. */
+  readonly redecided: number;
+  /** Commands refused as conflicts (`merge reject`). */
+  readonly conflicts: number;
+  /** Why an origin's commands stopped short (a gap, a contract not installed here, a revoked device), or null. */
+  readonly held: { readonly origin: string; readonly oseq: number; readonly why: string } | null;
+  /** The store's version vector after it. */
+  readonly vv: Readonly<Record<string, number>>;
+}
+
 export type EngineRequests = {
   ping: { request: Record<string, never>; response: { pid: number } };
   /** Replicated engine: wait for a linearizable read point (`strong`) or report staleness (`local`). */
@@ -120,4 +135,10 @@ export type EngineRequests = {
   /** Looks at the update state now; once writes are held, answers after every batch admitted before has committed (the switch's backup follows). */
   "update-hold": { request: Record<string, never>; response: { held: boolean } };
   "journal-stats": { request: Record<string, never>; response: JournalStats };
+  /** Starts syncing a tenant with paired devices: its history so far is stamped as this node's. */
+  "sync-enable": { request: { tenant: string }; response: { stamped: number } };
+  /** Applies commands received from a paired device, their stamps and signatures verified. */
+  "sync-apply": { request: { tenant: string; entries: VerifiedEntry[] }; response: SyncApplied };
+  /** Records a device revoked by the person's root key: its commands are not applied from then on. */
+  "sync-revoke": { request: { tenant: string; device: string; statement: string }; response: { revoked: boolean } };
 };

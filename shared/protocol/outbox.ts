@@ -62,6 +62,19 @@ export interface HookDelivery {
 /** The journal topic of mail read from an account's IMAP inbox (keyed `<account>:<uidvalidity>:<uid>`). */
 export const MAIL_TOPIC = "mail";
 
+/**
+ * What the journal stops keeping of an entry once it has been done for `COMPACT_AFTER_MS`: a
+ * webhook delivery's body (what it made is a command in history, and the entry — its key, what came
+ * of it — stays, so it is still admitted once) and a message's text (std.comms keeps it). Without
+ * this, every delivery (up to 1 MiB) and every message read (up to 64 KiB) would stay in the store
+ * twice, for good.
+ */
+export const COMPACTED_MEMBERS: readonly { readonly topic: string; readonly member: string }[] = [
+  { topic: HOOK_TOPIC, member: "body" },
+  { topic: MAIL_TOPIC, member: "text" },
+];
+export const COMPACT_AFTER_MS = 7 * 24 * 3_600_000;
+
 /** The bounds of what a mail entry holds: std.comms keeps no more (contracts/std/node/comms.charter.md). */
 export const MAIL_LIMITS = { text: 65_536, title: 500, address: 320, name: 200, messageId: 500, addresses: 50, references: 20 } as const;
 

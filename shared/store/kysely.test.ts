@@ -12,9 +12,9 @@ import type { StoreTables } from "./tables.ts";
 test("Kysely reads and writes the migrated store through the node:sqlite adapter", async () => {
   const dir = mkdtempSync(join(tmpdir(), "charter-kysely-"));
   const db = openDatabase(join(dir, "charter.db"));
-  assert.deepEqual(migrate(db), [1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(migrate(db), [1, 2, 3, 4, 5, 6, 7, 8]);
   assert.deepEqual(migrate(db), [], "migrating twice does nothing");
-  assert.equal(schemaVersion(db), 7);
+  assert.equal(schemaVersion(db), 8);
   const k = kyselyFor<StoreTables>(db);
   await k.insertInto("tenants").values({ handle: "acme", did: "did:key:z6Mk", created_at: 1, created_by: null }).execute();
   await k.insertInto("tenant_roles").values([

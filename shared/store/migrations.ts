@@ -180,6 +180,65 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE tenants ADD COLUMN effects TEXT;
     `,
   },
+  {
+    version: 8,
+    name: "sync",
+    // Paired devices (workers/engine/merge): the tenants whose commands sync, every synced command
+    // with its origin's stamp (origin, per-origin sequence, Lamport time, what the origin had seen)
+    // and the outcome the merged order gives it here, the conflicts of \`merge reject\` actions, and
+    // the devices revoked by the person's root key.
+    sql: `
+      CREATE TABLE sync_tenants (
+        tenant TEXT PRIMARY KEY,
+        since INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE sync_entries (
+        tenant TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        oseq INTEGER NOT NULL,
+        lamport INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        aggregate TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        action TEXT NOT NULL,
+        time INTEGER NOT NULL,
+        seen TEXT NOT NULL,
+        first_outcome TEXT NOT NULL CHECK (first_outcome IN ('accepted', 'refused')),
+        first_reason TEXT,
+        jws TEXT NOT NULL,
+        stamp TEXT NOT NULL,
+        outcome TEXT NOT NULL CHECK (outcome IN ('accepted', 'refused')),
+        reason TEXT,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY (tenant, origin, oseq)
+      ) WITHOUT ROWID;
+      CREATE INDEX sync_entries_order ON sync_entries (tenant, lamport, origin, oseq);
+      CREATE INDEX sync_entries_subject ON sync_entries (tenant, namespace, aggregate, subject, lamport, origin, oseq);
+      CREATE TABLE sync_conflicts (
+        id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        aggregate TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        action TEXT NOT NULL,
+        signer TEXT NOT NULL,
+        args TEXT NOT NULL,
+        against TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        oseq INTEGER NOT NULL,
+        at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX sync_conflicts_tenant ON sync_conflicts (tenant, at);
+      CREATE TABLE sync_revoked (
+        tenant TEXT NOT NULL,
+        device TEXT NOT NULL,
+        statement TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (tenant, device)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** Thrown when the store was written by a newer version: the caller prints it and exits. */

@@ -78,9 +78,11 @@ export async function runWorker(name: string, start: (ctx: WorkerContext) => Pro
     setImmediate(() => process.exit(state === "stopped" ? 0 : 1));
     return null;
   });
-  // The supervisor coordinates Ctrl-C for the whole tree; a direct SIGTERM (systemd stopping the
-  // group) drains this worker on its own; losing the supervisor means nobody will restart us.
+  // The supervisor coordinates Ctrl-C and a terminal's hang-up for the whole tree; a direct SIGTERM
+  // (systemd stopping the group) drains this worker on its own; losing the supervisor means nobody
+  // will restart us.
   process.on("SIGINT", () => {});
+  process.on("SIGHUP", () => {});
   process.on("SIGTERM", () => void stop().then(() => process.exit(0)));
   process.on("disconnect", () => void stop().then(() => process.exit(0)));
 }

@@ -3,12 +3,16 @@
  * directory (read through the console's own read-only source), at 80 columns.
  */
 import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createElement as h, type ReactElement } from "react";
 import { cleanup, tempDataDir } from "../../test/helpers/charter-process.ts";
 import { type ConsoleData, prepareConsoleData } from "../../test/helpers/console-data.ts";
 import { closedUrl, startFakeNode } from "../../test/helpers/fake-node.ts";
 import { frameOf } from "../../test/helpers/ink-frame.ts";
+import { openDatabase } from "../../shared/store/open.ts";
+import { PeerStore } from "../../workers/sync/peer-store.ts";
 import { type Filter, noFilter, parseFilter } from "../filter.ts";
 import { LiveSource } from "../live-source.ts";
 import type { Snapshot } from "../snapshot.ts";
@@ -207,23 +211,31 @@ describe("Connect", () => {
     assert.match(lines[2] ?? "", /^this node +(did:key:)?z6Mk\S+ +address unknown +— +—$/);
   });
 
-  test("this node, the other voters and trusted nodes: whether each answers and the round-trip time", async () => {
+  test("this node, the other voters and a paired home node: whether each answers and the round-trip time", async () => {
     const gone = await closedUrl();
     const peer = await startFakeNode({ health: { status: "ok" }, wellKnown: {} });
     const b = "did:key:z6MkB000000000000000000000000000000000000000000";
     const node = await startFakeNode({
       health: { status: "ok", raft: { role: "leader", term: 2, voters: [{ id: b, role: "follower", lag: 1, url: peer.url }] } },
-      wellKnown: { identity: data.nodeDid, voters: [data.nodeDid, b], trusted: [{ did: "did:key:z6MkT000000000000000000000000000000000000000000", url: gone }] },
+      // A trusted list is not read: the node never publishes one.
+      wellKnown: { identity: data.nodeDid, voters: [data.nodeDid, b], trusted: [{ did: "did:key:z6MkT000000000000000000000000000000000000000000", url: peer.url }] },
     });
+    const sync = openDatabase(join(dataDir, "sync.db"));
+    new PeerStore(sync);
+    sync.prepare("INSERT INTO peers (did, name, role, url, paired_at) VALUES (?, 'home', 'home', ?, ?)").run("did:key:z6MkH000000000000000000000000000000000000000000", gone, Date.now());
+    sync.close();
     try {
       const lines = frame(ConnectView, { snapshot: await snapshotOf({ url: node.url }) });
-      assert.match(lines[0] ?? "", /^Connect: 3 nodes; checked every 2 s, last at \d\d:\d\d:\d\d UTC$/);
+      assert.match(lines[0] ?? "", /^Connect: 3 nodes \(1 paired device\); checked every 2 s, last at \d\d:\d\d:\d\d UTC$/);
       assert.match(lines.find((l) => l.startsWith("this node")) ?? "", new RegExp(`${node.url} +yes +\\d+ ms$`));
       assert.match(lines.find((l) => l.startsWith("voter")) ?? "", new RegExp(`z6MkB0+…0+ +${peer.url} +yes +\\d+ ms$`));
-      const trusted = lines.findIndex((l) => l.startsWith("trusted"));
-      assert.match(lines[trusted] ?? "", new RegExp(`${gone} +no +—$`));
-      assert.match(lines[trusted + 1] ?? "", /ECONNREFUSED/);
+      assert.ok(!has(lines, /^trusted|z6MkT0/));
+      const home = lines.findIndex((l) => l.startsWith("device"));
+      assert.match(lines[home] ?? "", new RegExp(`z6MkH0+…0+ +${gone} +no +—$`));
+      assert.match(lines[home + 1] ?? "", /^ +home \(home\), paired \d{4}-\d\d-\d\d, no contact yet$/);
+      assert.ok(lines.slice(home + 1).some((l) => /ECONNREFUSED/.test(l)));
     } finally {
+      rmSync(join(dataDir, "sync.db"), { force: true });
       await node.close();
       await peer.close();
     }

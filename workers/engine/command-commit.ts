@@ -13,6 +13,7 @@ import type { CommandAnswer } from "../../shared/protocol/engine.ts";
 import type { ArtifactCache } from "./artifact-cache.ts";
 import type { BatchPlan, PlannedWrite } from "./command-plan.ts";
 import type { ContractEffects } from "./contract-effects.ts";
+import type { LocalCommand } from "./merge/sync-log.ts";
 
 /** How a plan is committed. */
 export interface CommitOptions {
@@ -22,6 +23,19 @@ export interface CommitOptions {
   readonly inTransaction?: () => void;
   /** The connection's synchronous mode outside `memory` batches (a replicated voter's store runs NORMAL). */
   readonly synchronous?: "FULL" | "NORMAL";
+  /**
+   * The plan decides commands another device made (merge/sync-apply.ts): their effects were the
+   * origin's to do, their idempotency keys may be known here already (a re-decision), they are not
+   * stamped as this node's; `recorded` hears each write's seq in the transaction.
+   */
+  readonly synced?: { readonly recorded: (w: PlannedWrite, seq: number) => void };
+}
+
+/** Where commands committed here are stamped for paired devices (merge/sync-log.ts). */
+export interface CommitStamper {
+  stamp(c: LocalCommand): boolean;
+  /** A transaction that stamped rolled back. */
+  forget(): void;
 }
 
 /** What a commit wrote: each write's answer, the receipts, and what each tenant's history grew by. */
@@ -66,19 +80,23 @@ export class BatchCommitter {
   readonly #maxSeq: StatementSync;
   readonly #insertHistory: StatementSync;
   readonly #insertKey: StatementSync;
+  readonly #insertKeyIfNew: StatementSync;
   readonly #effects: ContractEffects | null;
+  readonly #stamper: CommitStamper | null;
 
   /** `effects`: where accepted commands' declared effects are queued; null (a replicated voter) queues none. */
-  constructor(db: DatabaseSync, artifacts: Pick<ArtifactCache, "get">, effects: ContractEffects | null = null) {
+  constructor(db: DatabaseSync, artifacts: Pick<ArtifactCache, "get">, effects: ContractEffects | null = null, stamper: CommitStamper | null = null) {
     this.#db = db;
     this.#artifacts = artifacts;
     this.#effects = effects;
+    this.#stamper = stamper;
     this.#maxSeq = db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM history");
     this.#insertHistory = db.prepare(
       "INSERT INTO history (seq, tenant, namespace, aggregate, subject, action, signer, artifact, outcome, reason, args, command, before_digest, after_digest, receipt, committed_at) " +
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.#insertKey = db.prepare("INSERT INTO idempotency (tenant, signer, key, payload_digest, seq) VALUES (?, ?, ?, ?, ?)");
+    this.#insertKeyIfNew = db.prepare("INSERT OR IGNORE INTO idempotency (tenant, signer, key, payload_digest, seq) VALUES (?, ?, ?, ?, ?)");
   }
 
   /** Writes `plan` in one transaction; throws, after rolling back, when the store refuses it. */
@@ -101,8 +119,13 @@ export class BatchCommitter {
       for (const w of writes) {
         seq += 1;
         seqOf.set(w, seq);
-        const { receipt, json, bytes } = this.#record(w, seq, committedAt, options.node, plan.now);
-        effects += this.#queueEffects(w, receipt, plan.now);
+        const { receipt, json, bytes } = this.#record(w, seq, committedAt, options.node, plan.now, options.synced !== undefined);
+        if (options.synced === undefined) {
+          effects += this.#queueEffects(w, receipt, plan.now);
+          this.#stamp(w, seq, plan.now);
+        } else {
+          options.synced.recorded(w, seq);
+        }
         const added = usage.get(receipt.tenant) ?? { entries: 0, bytes: 0 };
         added.entries += 1;
         added.bytes += bytes;
@@ -117,11 +140,20 @@ export class BatchCommitter {
       db.exec("COMMIT");
     } catch (error) {
       if (db.isTransaction) db.exec("ROLLBACK");
+      this.#stamper?.forget();
       throw error;
     } finally {
       if (relaxed) db.exec(`PRAGMA synchronous = ${options.synchronous ?? "FULL"}`);
     }
     return { answers, receipts, usage, effects };
+  }
+
+  /** Stamps a command of a synced tenant as this node's (merge/sync-log.ts). */
+  #stamp(w: PlannedWrite, seq: number, now: number): void {
+    if (this.#stamper === null) return;
+    const c = w.command;
+    const p = c.payload;
+    this.#stamper.stamp({ tenant: p.tenant, namespace: p.namespace, aggregate: w.aggregate, subject: p.subject, action: p.action, jws: c.jws, digest: c.digest, reason: w.reason, seq, time: now });
   }
 
   /** Queues the effects an accepted command's action declares, in the open transaction (how many). */
@@ -138,7 +170,7 @@ export class BatchCommitter {
   }
 
   /** Adds one history entry and its idempotency key; answers its receipt and the bytes it stored. */
-  #record(w: PlannedWrite, seq: number, committedAt: string, node: string, now: number): { receipt: Receipt; json: string; bytes: number } {
+  #record(w: PlannedWrite, seq: number, committedAt: string, node: string, now: number, synced: boolean): { receipt: Receipt; json: string; bytes: number } {
     const c = w.command;
     const p = c.payload;
     const receipt: Receipt = {
@@ -178,7 +210,7 @@ export class BatchCommitter {
       json,
       now,
     );
-    this.#insertKey.run(p.tenant, c.signer, p.idempotencyKey, w.payloadDigest, seq);
+    (synced ? this.#insertKeyIfNew : this.#insertKey).run(p.tenant, c.signer, p.idempotencyKey, w.payloadDigest, seq);
     return { receipt, json, bytes: stored.args.length + stored.command.length + json.length };
   }
 }

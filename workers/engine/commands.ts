@@ -11,7 +11,7 @@ import { problem } from "../../shared/problem.ts";
 import type { CommandAnswer, SubmittedCommand } from "../../shared/protocol/engine.ts";
 import type { ArtifactCache } from "./artifact-cache.ts";
 import type { ContractEffects } from "./contract-effects.ts";
-import { BatchCommitter, type CommitOptions, type Committed } from "./command-commit.ts";
+import { BatchCommitter, type CommitOptions, type CommitStamper, type Committed } from "./command-commit.ts";
 import { type BatchPlan, BatchPlanner, type Pending, type PlanDeps, type PlannedCommand, type PlannedWrite } from "./command-plan.ts";
 import type { ExecutorPool } from "./executor/pool.ts";
 
@@ -38,6 +38,8 @@ export interface CommandDeps {
   readonly onCommitHealth?: (failure: string | null) => void;
   /** Most commands per batch. */
   readonly maxBatch?: number;
+  /** Where commands of synced tenants are stamped for paired devices (absent: nothing syncs). */
+  readonly stamper?: CommitStamper;
 }
 
 /** How one batch is applied. */
@@ -80,7 +82,7 @@ export class CommandProcessor {
   constructor(deps: CommandDeps) {
     this.#deps = deps;
     this.#planner = new BatchPlanner(deps);
-    this.#committer = new BatchCommitter(deps.db, deps.artifacts, deps.effects ?? null);
+    this.#committer = new BatchCommitter(deps.db, deps.artifacts, deps.effects ?? null, deps.stamper ?? null);
   }
 
   /** Queues a command; resolves with its receipt or problem once its batch has committed. */

@@ -9,6 +9,7 @@ import type { Channel } from "../../shared/channel/channel.ts";
 import { listenChannels } from "../../shared/channel/socket.ts";
 import { Journal } from "../../shared/journal.ts";
 import { ContractEffects } from "./contract-effects.ts";
+import { startJournalCompaction } from "./journal-compaction.ts";
 import { makeDirsSync } from "../../shared/make-dirs.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { loadOrCreateNodeKey } from "../../shared/identity/index.ts";
@@ -20,6 +21,8 @@ import { FatalError } from "../../shared/worker/fatal.ts";
 import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.ts";
 import { delegatesTo } from "../../contracts/schema.ts";
 import { ArtifactCache } from "./artifact-cache.ts";
+import { SyncEngine } from "./merge/sync-engine.ts";
+import type { Receipt } from "../../shared/identity/index.ts";
 import { logRefusals, slowBatchMs, TimedCommandProcessor } from "./write-path-log.ts";
 import { CommandPreviewer } from "./command-preview.ts";
 import { ExecutorPool } from "./executor/pool.ts";
@@ -101,7 +104,13 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
   // Refusals and slow batches: per-request lines, which CHARTER_LOG_REQUESTS=off silences.
   const requestLog = requestLogger(ctx.log);
   const roles = (tenant: string, did: string, now: number) => (tenantExists(db, tenant) ? rolesOf(db, tenant, did, now) : null);
-  const commands = new TimedCommandProcessor(
+  const onCommitted = (receipts: readonly Receipt[]) => {
+    logRefusals(requestLog, receipts);
+    for (const c of watchers) c.notify("committed", { receipts });
+  };
+  // Paired devices (charter node, one voter): commands of synced tenants are stamped as they commit.
+  let sync: SyncEngine | null = null;
+  const commands: TimedCommandProcessor = new TimedCommandProcessor(
     {
       db,
       artifacts,
@@ -109,11 +118,9 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       clock: systemClock,
       nodeDid: nodeKey.value.did,
       roles,
-      onCommitted: (receipts) => {
-        logRefusals(requestLog, receipts);
-        for (const c of watchers) c.notify("committed", { receipts });
-      },
+      onCommitted,
       onUsage: (usage) => admission.committed(usage),
+      ...(ctx.config.edition === "node" && ctx.config.cluster === undefined ? { stamper: { stamp: (c) => sync?.log.stamp(c) ?? false, forget: () => sync?.log.forget() } } : {}),
       ...(effects === undefined ? {} : { effects, onEffectsQueued: () => effectWatchers.forEach((c) => c.notify("effects-queued", {})) }),
       onCommitHealth: (failure) => {
         if (failure !== null && commitFailure === null) ctx.log.error("commits are failing", { error: failure });
@@ -124,6 +131,12 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
     requestLog,
     { slowMs: slowBatchMs() },
   );
+  if (ctx.config.edition === "node" && ctx.config.cluster === undefined) {
+    sync = new SyncEngine({ db, artifacts, executor, nodeKey: nodeKey.value, roles, exclusive: (fn) => commands.exclusive(fn) as never, now: () => Date.now(), onCommitted, onUsage: (usage) => admission.committed(usage) });
+  }
+  const syncEngine = sync;
+  // A personal node's journal drops the bulk of entries done long ago (journal-compaction.ts).
+  const compaction = ctx.config.edition === "node" && ctx.config.cluster === undefined ? startJournalCompaction({ journal, exclusive: (fn) => commands.exclusive(fn), now: () => Date.now(), log: ctx.log }) : null;
   // Previews plan with the write path's checks and programs, beside the batches, and commit nothing.
   const previewer = new CommandPreviewer({ db, artifacts, executor, clock: systemClock, roles });
   const adminDeps = {
@@ -193,6 +206,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       degraded: () => [commitFailure, admission.diskShortfall()].filter((reason): reason is string => reason !== null),
       ...(hold === null ? {} : { hold }),
       barrier: () => commands.exclusive(() => undefined),
+      ...(syncEngine === null ? {} : { sync: syncEngine }),
       log: ctx.log,
     });
   });
@@ -211,6 +225,7 @@ export async function startEngine(ctx: WorkerContext): Promise<RunningWorker> {
       hold?.close();
       await admin.close();
       await replicated?.close();
+      await compaction?.stop();
       await commands.drain();
       await executor.close();
       for (const c of channels) c.flush();

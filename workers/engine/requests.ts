@@ -3,6 +3,7 @@
  * the writer connection; the channel batches replies.
  */
 import type { Channel } from "../../shared/channel/channel.ts";
+import type { SyncEngine } from "./merge/sync-engine.ts";
 import type { Journal } from "../../shared/journal.ts";
 import { type Problem, problem } from "../../shared/problem.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -36,6 +37,8 @@ export interface EngineState {
   readonly hold?: { problem(): Problem | null; refresh(): boolean };
   /** Resolves once every batch admitted before it has committed. */
   readonly barrier: () => Promise<void>;
+  /** Paired devices' sync (charter node, one voter); absent elsewhere. */
+  readonly sync?: SyncEngine;
   readonly log: Logger;
 }
 
@@ -115,7 +118,20 @@ export function serveEngineRequests(channel: Channel<Record<string, never>, Engi
     "effect-complete": (r) => completeEffects(journal, nodeKey, r.claimant, r.done),
     "journal-release": (r) => journal.release(r.claimant),
     "journal-stats": () => journal.stats(),
+    "sync-enable": (r) => syncOf(state).enable(r.tenant),
+    "sync-apply": (r) => {
+      heldThrows(state);
+      if (!Array.isArray(r.entries) || r.entries.length > MAX_APPEND_MANY) throw new Error(`sync-apply takes at most ${MAX_APPEND_MANY} entries`);
+      return syncOf(state).apply(r.tenant, r.entries);
+    },
+    "sync-revoke": (r) => syncOf(state).revoke(r.tenant, r.device, r.statement),
   });
+}
+
+/** The engine's sync, or a throw where it does not run (charter serve, a replicated engine). */
+function syncOf(state: EngineState): SyncEngine {
+  if (state.sync === undefined) throw new Error("this engine does not sync with devices (charter node with one voter does)");
+  return state.sync;
 }
 
 /** Throws while writes are held (the requester answers `503 updating`). */

@@ -53,6 +53,7 @@ export class StateTable {
   readonly fields: readonly SchemaField[];
   readonly #select: StatementSync;
   readonly #upsert: StatementSync;
+  readonly #delete: StatementSync;
   readonly #fulltext: FulltextWriter | null;
 
   constructor(db: DatabaseSync, schema: Schema, aggregate: string) {
@@ -67,6 +68,7 @@ export class StateTable {
       `INSERT INTO ${table} (${all.join(", ")}) VALUES (${all.map(() => "?").join(", ")}) ` +
         `ON CONFLICT (tenant, subject) DO UPDATE SET ${all.slice(2).map((c) => `${c} = excluded.${c}`).join(", ")}`,
     );
+    this.#delete = db.prepare(`DELETE FROM ${table} WHERE tenant = ? AND subject = ?`);
     const fulltext = new FulltextWriter(db, schema, aggregate);
     this.#fulltext = fulltext.empty ? null : fulltext;
   }
@@ -90,5 +92,14 @@ export class StateTable {
     for (const f of this.fields) values.push(toColumn(f.type, state[f.name]));
     this.#upsert.run(...values);
     this.#fulltext?.write(tenant, subject, state, before ?? null);
+  }
+
+  /**
+   * Takes a subject's record away (a merge with another device refused every command that had made
+   * it: merge/sync-apply.ts), its search text emptied. `before`: the state the table held.
+   */
+  remove(tenant: string, subject: string, before: Record<string, unknown>): void {
+    this.#fulltext?.write(tenant, subject, {}, before);
+    this.#delete.run(tenant, subject);
   }
 }

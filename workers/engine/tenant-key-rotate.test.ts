@@ -182,7 +182,7 @@ describe("a store from before rotations", () => {
       mkdirSync(join(old, "keys"), { mode: 0o700 });
       assert.ok((await saveKeyFile(tenantKeyPath(join(old, "keys"), "acme"), key)).ok);
       store.prepare("INSERT INTO tenants (handle, did, created_at, created_by) VALUES ('acme', ?, ?, NULL)").run(key.did, NOW);
-      assert.deepEqual(migrate(store), [5, 6, 7]);
+      assert.deepEqual(migrate(store), [5, 6, 7, 8]);
       const r = await rotateTenantKey(store, { tenant: "acme", by: null, keysDir: join(old, "keys"), now: NOW + HOUR });
       assert.ok(r.ok, JSON.stringify(r));
       assert.equal(r.value.previous.did, key.did);

@@ -31,6 +31,7 @@ import { type Logger, requestLogger } from "../../shared/log.ts";
 import { problem } from "../../shared/problem.ts";
 import { logAnswer, sendProblem } from "./problem-response.ts";
 import { isApiTarget } from "./api/api-app.ts";
+import { isPeerTarget } from "./api/peer/peer-app.ts";
 import { endAguiRuns } from "./api/copilotkit/agui-run.ts";
 import { type NodeApi, startNodeApi } from "./api/node-api.ts";
 import { type EventSockets, isWebSocketUpgrade, startEvents, upgradeListener } from "./api/events/events.ts";
@@ -107,6 +108,10 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
       if (api === null) return sendProblem(res, problem(503, "unavailable", "the node is starting; try again"));
       return void api.listener(req, res);
     }
+    if (config.edition === "node" && isPeerTarget(req.url)) {
+      if (api === null) return sendProblem(res, problem(503, "unavailable", "the node is starting; try again"));
+      return void api.peerListener(req, res);
+    }
     if (config.edition === "node" && serveAppPage(req, res)) return;
     if (!postCommand(req, res)) void appListener(req, res);
   });
@@ -124,7 +129,7 @@ export async function startGateway(ctx: WorkerContext): Promise<RunningWorker> {
   if (config.edition === "node") {
     const origin = config.origin ?? `http://localhost:${address.port}`;
     try {
-      api = startNodeApi({ dataDir: config.dataDir, origin, nodeDid: nodeKey.value.did, bodyLimit: config.bodyLimit, log, version: config.version, engine, admin, loopback: isLoopbackAddress(address.address), library: { uploadLimit: limits.uploadLimit ?? DEFAULT_UPLOAD_LIMIT, quotaBytes: limits.libraryQuota ?? 0, reserveBytes: (config.engineLimits ?? DEFAULT_ENGINE_LIMITS).diskReserveBytes }, onSessionEnded: (id) => eventSockets?.closeSession(id), broadcast: (json) => eventSockets?.broadcast(json) });
+      api = startNodeApi({ dataDir: config.dataDir, origin, nodeDid: nodeKey.value.did, nodeKey: nodeKey.value, bodyLimit: config.bodyLimit, log, version: config.version, engine, admin, loopback: isLoopbackAddress(address.address), library: { uploadLimit: limits.uploadLimit ?? DEFAULT_UPLOAD_LIMIT, quotaBytes: limits.libraryQuota ?? 0, reserveBytes: (config.engineLimits ?? DEFAULT_ENGINE_LIMITS).diskReserveBytes }, onSessionEnded: (id) => eventSockets?.closeSession(id), broadcast: (json) => eventSockets?.broadcast(json) });
     } catch (error) {
       // A link in place of accounts.db would fail every restart the same way: stop with the reason.
       if (error instanceof UnsafeStoreFileError) throw new FatalError(error.message);

@@ -12,7 +12,7 @@ import { problemResponse } from "../problem-response.ts";
 
 /** The problem document of a ceremony's refusal. */
 export function accountProblem(error: AccountError): Problem {
-  const p = problemOf(error.code, error.message);
+  const p = { ...problemOf(error.code, error.message), ...(error.errors === undefined ? {} : { errors: error.errors }) };
   return error.retryAfter === undefined ? p : { ...p, retryAfter: error.retryAfter };
 }
 

@@ -70,6 +70,8 @@ import { mountManualAssetRoutes } from "./routes/manual-assets.ts";
 import { machineTimeZone } from "./time-zone.ts";
 import { mountUpdateRoutes } from "./routes/updates.ts";
 import type { UpdateHost } from "./updates/update-host.ts";
+import { mountExchangeRoutes } from "./routes/exchange.ts";
+import type { Exchange } from "./exchange/exchange.ts";
 import type { Problem } from "../../../shared/problem.ts";
 
 /** What the `/api` app needs beyond the account routes' surroundings. */
@@ -115,6 +117,8 @@ export interface ApiAppOptions extends AccountRouteDeps, BootstrapDeps {
   readonly updates?: UpdateHost;
   /** Writes held while the node switches to a new release (shared/update/write-hold.ts): `503 updating`. */
   readonly writeHold?: { problem(): Problem | null };
+  /** The person's relationships with other persons' nodes and the documents exchanged; absent: no exchange routes. */
+  readonly exchange?: Exchange;
 }
 
 /** Builds the `/api` app; every route it serves has a path under `/api`. */
@@ -162,6 +166,7 @@ export function createApiApp(options: ApiAppOptions): Hono<ApiEnv> {
     mountOutboxRoutes(api, { ...options, outbox: options.outbox, effects: options.effects, manifests: options.manifests, connectorAccounts: options.connectorAccounts, documentsDir: options.documentsDir });
   }
   if (options.updates !== undefined) mountUpdateRoutes(api, { ...options, updates: options.updates });
+  if (options.exchange !== undefined) mountExchangeRoutes(api, { ...options, exchange: options.exchange });
   if (options.comms !== undefined && options.connectorAccounts !== undefined) mountCommsRoutes(api, { ...options, comms: options.comms, connectorAccounts: options.connectorAccounts });
   if (options.settings !== undefined && options.connections !== undefined) {
     const models = { ...options, settings: options.settings, connections: options.connections, onAutonomyChanged: () => options.autonomy?.settingChanged() };

@@ -20,6 +20,8 @@ const PUBLIC_ROUTES: readonly ((method: string, path: string) => boolean)[] = [
   (m, p) => m === "POST" && p.startsWith("/api/account/signin/"),
   (m, p) => m === "POST" && p === "/api/account/recovery/use",
   (m, p) => m === "POST" && (p === "/api/pair/begin" || p === "/api/pair/finish"),
+  // A device joins its home node before it is set up (it proves itself with its set-up code).
+  (m, p) => m === "POST" && p === "/api/sync/join",
 ];
 
 /** What a recovery sign-in may do: see the account, add a passkey, sign out. */

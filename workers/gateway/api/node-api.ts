@@ -5,6 +5,12 @@
  * `DATA/keys/account-kek`), and answers the request listener, the set-up code to print, and how
  * to close.
  */
+import { createPeerApp } from "./peer/peer-app.ts";
+import { SyncHost } from "./devices/sync-host.ts";
+import { DeviceJoin } from "./devices/join.ts";
+import { mountSyncRoutes, syncPeerRoutes, type SyncRouteDeps } from "./routes/sync.ts";
+import type { KeyPair } from "../../../shared/identity/index.ts";
+import { ok } from "../../../shared/result.ts";
 import { getRequestListener } from "@hono/node-server";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../../../shared/log.ts";
@@ -58,6 +64,8 @@ import { UpdateHost } from "./updates/update-host.ts";
 import { WriteHold } from "../../../shared/update/write-hold.ts";
 import { updatePaths } from "../../../shared/update/update-state.ts";
 import { frameJson } from "./events/frames.ts";
+import { Exchange } from "./exchange/exchange.ts";
+import { exchangeInbox } from "./exchange/exchange-inbox.ts";
 
 /** What starting `/api` needs. */
 export interface NodeApiOptions {
@@ -66,6 +74,8 @@ export interface NodeApiOptions {
   readonly origin: string;
   /** The node's own did:key: its seal is shown to a signed-in person. */
   readonly nodeDid: string;
+  /** The node's key: it signs what this node says to paired devices. */
+  readonly nodeKey: KeyPair;
   readonly bodyLimit: number;
   readonly log: Logger;
   readonly version: string;
@@ -98,6 +108,8 @@ function collabQuietMs(env: NodeJS.ProcessEnv = process.env): number | undefined
 /** `/api`, started. */
 export interface NodeApi {
   readonly listener: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** The node-to-node routes (`/sync/…`, `/exchange/…`: peer/peer-app.ts). */
+  readonly peerListener: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /** The code that creating the account needs; null once the node is set up. */
   setupCode(): string | null;
   /** The live session a cookie's token opens now, or null (the `/api/events` sockets check theirs). */
@@ -139,7 +151,30 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   // The store, read-only (the engine is its only writer), opened on first use.
   const storeView = new StoreView(paths.store);
   const kek = () => loadOrCreateKek(paths.accountKek);
-  const makeIdentity = personIdentityMaker({ db, kek, now: () => Date.now() });
+  // Paired devices: the sync worker's link; its status is shown on /api/events and the home node's host declared for egress.
+  let syncFrames = 0;
+  const syncHost = new SyncHost({
+    socketPath: join(paths.run, "sync.sock"),
+    onStatus: (status) => {
+      egress.declare("sync", status.peers.flatMap((p) => (p.url === null || p.revokedAt !== null ? [] : [hostOfUrl(p.url)].filter((h): h is string => h !== null))));
+      syncFrames += 1;
+      options.broadcast?.(frameJson("sync", `sync-${process.pid}-${syncFrames}`, { tenant: status.tenant, commands: status.commands, peers: status.peers.map((p) => ({ did: p.did, name: p.name, connected: p.connected, lastContact: p.lastContact, pendingIn: p.pendingIn, pendingOut: p.pendingOut, revokedAt: p.revokedAt })) }));
+    },
+  });
+  const deviceJoin = new DeviceJoin({
+    db,
+    kek,
+    nodeKey: options.nodeKey,
+    sync: syncHost,
+    declareHost: (url) => egress.declare("sync-join", [hostOfUrl(url)].filter((h): h is string => h !== null)),
+    now: () => Date.now(),
+  });
+  const newIdentity = personIdentityMaker({ db, kek, now: () => Date.now() });
+  // A device that joined its home node is the same person: the key it was given, not a new one.
+  const makeIdentity: typeof newIdentity = async (plan) => {
+    const joined = deviceJoin.joined();
+    return joined === null ? newIdentity(plan) : ok({ did: joined.person });
+  };
   const person = () => {
     const a = store.account();
     return a?.ready === true ? { did: a.did, tenant: a.tenant } : { did: null, tenant: null };
@@ -163,9 +198,14 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
       await comms.finishApproved();
     },
   });
-  const personalSetup = personalSetUp({ makeIdentity, admin: options.admin });
+  const personalSetup = personalSetUp({ makeIdentity, admin: options.admin, handle: () => deviceJoin.joined()?.tenant ?? null });
   const setUp: typeof personalSetup = async (plan) => {
     const made = await personalSetup(plan);
+    // A device that joined its home node syncs its personal tenant from the start.
+    if (made.ok && deviceJoin.joined() !== null) {
+      const tenant = made.value.tenant;
+      void syncHost.request("enable", { tenant }).catch((error: unknown) => options.log.error("sync could not start for the joined tenant", { error: String(error) }));
+    }
     // The account is ready only once this answers; the library follows it.
     if (made.ok) setImmediate(() => void library.ensure());
     return made;
@@ -208,7 +248,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   // Connectors: their manifests (checked at load), their accounts (each declaring the hosts it
   // reaches), and the outbox worker's channel, through which effects are queued and accounts read.
   const manifests = loadManifests();
-  const outbox = new OutboxHost({ engine: options.engine, manifests, account: (connector, id) => connectorAccounts.config(connector, id), mailAccounts: () => comms.mailAccounts(), log: options.log });
+  const outbox: OutboxHost = new OutboxHost({ engine: options.engine, manifests, account: (connector, id) => connectorAccounts.config(connector, id), mailAccounts: () => comms.mailAccounts(), log: options.log });
   const connectorAccounts = new ConnectorAccounts({
     db,
     kek,
@@ -260,7 +300,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   });
   void turns.listen(paths.assistantSocket).catch((error: unknown) => options.log.error("the assistant's socket could not be opened", { error: String(error) }));
   // Email: what the outbox worker reads is recorded as the person; what the person sends goes through the outbox.
-  const comms = new Comms({ reader, writer, engine: options.engine, outbox, accounts: connectorAccounts, claimant: claimantName("gateway", process.pid), now, log: options.log, approvalFrame: (a) => turns.approvalFrame(a) });
+  const comms: Comms = new Comms({ reader, writer, engine: options.engine, outbox, accounts: connectorAccounts, claimant: claimantName("gateway", process.pid), now, log: options.log, approvalFrame: (a) => turns.approvalFrame(a) });
   // Autonomy runs (off by default): started by the person or on the schedule, each a turn of its own shape.
   const autonomy = new Autonomy({ reader, writer, settings, connections, turns, now, timeZone: () => account.settings()?.timeZone ?? machineTimeZone(), log: options.log });
   shapes.set(AUTONOMY_ORIGIN, autonomy.shape);
@@ -277,6 +317,22 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     },
   });
   const writeHold = new WriteHold(updatePaths(options.dataDir));
+  let exchangeFrames = 0;
+  // The exchange: relationships with other persons' nodes (their hosts declared for egress) and the signed documents sent and received.
+  const exchange = new Exchange({
+    db,
+    reader,
+    personDid: () => person().did,
+    personKey: () => (store.account()?.ready === true ? openPersonKey({ db, kek }) : null),
+    nodeKey: options.nodeKey,
+    egress,
+    now,
+    log: options.log,
+    onEvent: (event) => {
+      exchangeFrames += 1;
+      options.broadcast?.(frameJson("exchange", `exchange-${process.pid}-${exchangeFrames}`, event));
+    },
+  });
   const app = createApiApp({
     settings,
     connections,
@@ -309,6 +365,7 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     person,
     updates,
     writeHold,
+    exchange,
     updateStatus: () => updates.last(),
     lastSeq: () => Number((storeView.prepare("SELECT COALESCE(MAX(seq), 0) AS seq FROM history").get() as { seq: bigint }).seq),
   });
@@ -325,8 +382,27 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
   sweeper.start();
   hookConsumer.start();
   comms.start();
+  // Node-to-node routes: each family checks its caller's pinned key itself.
+  const syncRoutes: SyncRouteDeps = {
+    sync: syncHost,
+    join: deviceJoin,
+    account,
+    reader,
+    writer,
+    origin: options.origin,
+    nodeKey: options.nodeKey,
+    store: () => storeView.db(),
+    accounts: db,
+    personKey: () => (store.account()?.ready === true ? openPersonKey({ db, kek }) : null),
+    firstName: () => (store.account()?.ready === true ? (store.account()?.firstName ?? null) : null),
+    ready: () => store.account()?.ready === true,
+    now,
+  };
+  mountSyncRoutes(app, syncRoutes);
+  const peerApp = createPeerApp({ bodyLimit: options.bodyLimit, log: options.log, routes: [exchangeInbox(exchange), syncPeerRoutes(syncRoutes)] });
   return {
     listener: getRequestListener(app.fetch),
+    peerListener: getRequestListener(peerApp.fetch),
     setupCode: () => account.setupCode(),
     session: (token) => account.session(token),
     personDid: () => {
@@ -338,6 +414,8 @@ export function startNodeApi(options: NodeApiOptions): NodeApi {
     outbox,
     close: () => {
       updates.close();
+      syncHost.close();
+      exchange.close();
       writeHold.close();
       toolServers.close();
       scheduler.close();

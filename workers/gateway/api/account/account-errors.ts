@@ -39,6 +39,8 @@ export interface AccountError {
   readonly retryAfter?: number;
   /** Why a check failed, for the log line only: never sent (it would help a forger). */
   readonly reason?: string;
+  /** The wrong fields of a body, each with what it should be (`bad-settings`). */
+  readonly errors?: readonly { readonly pointer: string; readonly detail: string }[];
 }
 
 /** Builds the refusal of `code`; its status comes from the catalogue. */

@@ -43,9 +43,10 @@ test("settings: defaults, validated changes, and turning sign-in off needs a ste
   assert.equal(node.account.settings(), null);
   const { auth, finished } = await setUp(node);
   assert.deepEqual(node.account.settings(), { signInRequired: true, sessionDays: 30, idleDays: 7, timeZone: machineTimeZone() });
-  for (const bad of [{ sessionDays: 0 }, { sessionDays: 366 }, { sessionDays: 1.5 }, { idleDays: 31 }, { signInRequired: "no" }, { sessionDays: "30" }]) {
+  for (const [bad, pointer] of [[{ sessionDays: 0 }, "#/sessionDays"], [{ sessionDays: 366 }, "#/sessionDays"], [{ sessionDays: 1.5 }, "#/sessionDays"], [{ idleDays: 31 }, "#/idleDays"], [{ signInRequired: "no" }, "#/signInRequired"], [{ sessionDays: "30" }, "#/sessionDays"]] as const) {
     const e = refusal(node.account.updateSettings(finished.session, bad));
     assert.deepEqual([e.code, e.status], ["bad-settings", 400], JSON.stringify(bad));
+    assert.deepEqual(e.errors?.map((f) => f.pointer), [pointer], "the wrong field is named");
   }
   assert.deepEqual(unwrap(node.account.updateSettings(finished.session, { sessionDays: 90, idleDays: 14 })), { signInRequired: true, sessionDays: 90, idleDays: 14, timeZone: machineTimeZone() });
   assert.equal(refusal(node.account.updateSettings(finished.session, { signInRequired: false })).code, "step-up-required");
@@ -58,9 +59,10 @@ test("settings: defaults, validated changes, and turning sign-in off needs a ste
 test("settings: the time zone is the machine's until chosen; an IANA name Intl knows, kept canonical, else 400 and nothing changes", async () => {
   const node = accountNode();
   const { finished } = await setUp(node);
-  for (const bad of [{ timeZone: "Mars/Olympus_Mons" }, { timeZone: "+01:00" }, { timeZone: 1 }, { timeZone: "Europe/Paris", sessionDays: 0 }]) {
+  for (const [bad, pointers] of [[{ timeZone: "Mars/Olympus_Mons" }, ["#/timeZone"]], [{ timeZone: "+01:00" }, ["#/timeZone"]], [{ timeZone: 1 }, ["#/timeZone"]], [{ timeZone: "Europe/Paris", sessionDays: 0 }, ["#/sessionDays"]], [{ timeZone: "Mars", idleDays: 0 }, ["#/idleDays", "#/timeZone"]]] as const) {
     const e = refusal(node.account.updateSettings(finished.session, bad));
     assert.deepEqual([e.code, e.status], ["bad-settings", 400], JSON.stringify(bad));
+    assert.deepEqual(e.errors?.map((f) => f.pointer), pointers, "each wrong field is named");
   }
   assert.equal(node.account.settings()?.timeZone, machineTimeZone(), "nothing changed");
   assert.equal(unwrap(node.account.updateSettings(finished.session, { timeZone: "europe/paris" })).timeZone, "Europe/Paris");

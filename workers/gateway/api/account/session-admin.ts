@@ -61,18 +61,19 @@ export function updateSettings(ctx: AccountContext, session: SessionRecord, inpu
     idleDays: s?.idleDays ?? current.idleDays,
   };
   const timeZone = s?.timeZone === undefined ? current.timeZone : canonicalTimeZone(s.timeZone);
-  if (
-    typeof next.signInRequired !== "boolean" ||
-    !isDays(next.sessionDays, MAX_SESSION_DAYS) ||
-    !isDays(next.idleDays, next.sessionDays as number) ||
-    timeZone === null
-  ) {
-    return fail(
-      accountError(
+  const errors: { pointer: string; detail: string }[] = [];
+  if (typeof next.signInRequired !== "boolean") errors.push({ pointer: "#/signInRequired", detail: "true or false" });
+  if (!isDays(next.sessionDays, MAX_SESSION_DAYS)) errors.push({ pointer: "#/sessionDays", detail: `a whole number of days from 1 to ${MAX_SESSION_DAYS}` });
+  else if (!isDays(next.idleDays, next.sessionDays as number)) errors.push({ pointer: "#/idleDays", detail: `a whole number of days from 1 to sessionDays (${String(next.sessionDays)})` });
+  if (timeZone === null) errors.push({ pointer: "#/timeZone", detail: "an IANA time zone, such as Europe/Paris" });
+  if (errors.length > 0 || timeZone === null) {
+    return fail({
+      ...accountError(
         "bad-settings",
         `signInRequired is true or false; sessionDays a whole number from 1 to ${MAX_SESSION_DAYS}; idleDays from 1 to sessionDays; timeZone an IANA time zone such as Europe/Paris`,
       ),
-    );
+      errors,
+    });
   }
   if (current.signInRequired && !next.signInRequired) {
     if (!ctx.loopback) return fail(accountError("bad-settings", "sign-in can be turned off only while the node listens on loopback (127.0.0.1 or ::1): anyone who reaches it otherwise would be you"));

@@ -159,8 +159,9 @@ export class Autonomy {
       { namespace: AUTONOMY, action: "Begin", subject: run, args: { kind: RUN_KINDS[request.kind], goal, turn, budget }, idempotencyKey: `${run}:begin` },
       { namespace: CONVERSATION, action: "Queue", subject: turn, args: { conversation: AUTONOMY_CONVERSATION, message: run, origin: AUTONOMY_ORIGIN }, idempotencyKey: `${run}:queue` },
     ]);
-    await turns.enqueue(turn, `${run}:queued`);
+    // Announced before the hand-off: the turn may run, and finish, before enqueue returns.
     turns.turnFrame(turn, "queued", { message: run });
+    await turns.enqueue(turn, `${run}:queued`);
     this.#deps.log.info("an autonomy run started", { run, turn, kind: request.kind, ...(goal === "" ? {} : { goal }), budget });
     return runView(run, begun?.receipt.state ?? {});
   }

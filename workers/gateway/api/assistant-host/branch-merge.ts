@@ -119,8 +119,9 @@ export async function startMerge(deps: StartMergeDeps, id: string): Promise<{ br
     await deps.writer.act({ namespace: CONVERSATION, action: "Cancel", subject: turn, args: { reply: "", steps: 0, tokens_in: 0, tokens_out: 0 } });
     throw error;
   }
-  await deps.turns.enqueue(turn, `${turn}:queued`);
+  // Announced before the hand-off: the turn may run, and finish, before enqueue returns.
   deps.turns.turnFrame(turn, "queued", { message: "" });
+  await deps.turns.enqueue(turn, `${turn}:queued`);
   return { branch: merging, turn };
 }
 

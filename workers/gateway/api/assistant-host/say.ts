@@ -51,6 +51,7 @@ export async function say(deps: SayDeps, said: Said): Promise<void> {
     { namespace: CONVERSATION, action: "Say", subject: id, args: { conversation, text, attachments, turn } },
     { namespace: CONVERSATION, action: "Queue", subject: turn, args: { conversation, message: id, origin: "person" } },
   ]);
-  await deps.turns.enqueue(turn, `${turn}:queued`);
+  // Announced before the hand-off: the turn may run, and finish, before enqueue returns.
   deps.turns.turnFrame(turn, "queued", { message: id });
+  await deps.turns.enqueue(turn, `${turn}:queued`);
 }

@@ -106,7 +106,8 @@ export class TurnHost {
   /** Sends an `approval` frame: an approval was proposed, decided, carried out or expired. */
   approvalFrame(approval: ApprovalView): void {
     const { id, kind, summary, status, sensitive, turn, expiresAt, outcome } = approval;
-    this.#send("approval", { approval: id, kind, summary, status, sensitive, turn, expiresAt, outcome });
+    // The approval's own kind under its own name: a frame's `kind` is the frame's ("approval").
+    this.#send("approval", { approval: id, approvalKind: kind, summary, status, sensitive, turn, expiresAt, outcome });
   }
 
   /** Sends an `ask` frame: an ask was opened, answered, expired or withdrawn. */

@@ -16,11 +16,13 @@ import { readFrames } from "../../../../test/helpers/ws-frame-reader.ts";
 
 const PERSON = "did:key:z6MkPerson";
 const ARTIFACT = "art_orders";
+/** When the test's history begins (each entry a millisecond after the one before). */
+const AT = Date.parse("2026-11-30T08:00:00.000Z");
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 const SESSION: SessionRecord = { id: "s1", scope: "full", createdAt: 0, lastSeenAt: 0, userAgent: "", steppedUpUntil: 0, stepUpEvidence: null, endedAt: null };
 
 /** A commit frame as a client reads it. */
-type Frame = Commit & { id: string; kind: string };
+type Frame = Omit<Commit, "committedAt"> & { id: string; kind: string; at: string | null };
 
 /** A client that keeps what it is sent; `paused`, it takes nothing (its bytes stay behind) until resumed. */
 class FakeClient implements EventClient {
@@ -110,8 +112,8 @@ describe("the commit feed", () => {
     seq += 1;
     const aggregate = action === "Seal" ? "Crate" : "Order";
     db.prepare(
-      "INSERT INTO history (seq, tenant, namespace, aggregate, subject, action, signer, artifact, outcome, reason, args, command, before_digest, after_digest, receipt, committed_at) VALUES (?, ?, 'acme.orders', ?, ?, ?, 'did:key:signer', ?, 'accepted', NULL, '{}', '', '', '', '{}', 0)",
-    ).run(seq, tenant, aggregate, subject, action, ARTIFACT);
+      "INSERT INTO history (seq, tenant, namespace, aggregate, subject, action, signer, artifact, outcome, reason, args, command, before_digest, after_digest, receipt, committed_at) VALUES (?, ?, 'acme.orders', ?, ?, ?, 'did:key:signer', ?, 'accepted', NULL, '{}', '', '', '', '{}', ?)",
+    ).run(seq, tenant, aggregate, subject, action, ARTIFACT, AT + seq);
     return {
       id: `rcpt_${seq}`,
       command: "",
@@ -125,7 +127,7 @@ describe("the commit feed", () => {
       outcome: "accepted",
       reason: null,
       state: null,
-      committedAt: new Date().toISOString(),
+      committedAt: new Date(AT + seq).toISOString(),
       node: "did:key:node",
     };
   }
@@ -145,8 +147,8 @@ describe("the commit feed", () => {
     for (const r of [a, b, c]) publish(hub, r);
     await turn();
     assert.deepEqual(client.frames(), [
-      { id: String(a.seq), kind: "commit", tenant: "acme", namespace: "acme.orders", aggregate: "Crate", subject: "crate-1", action: "Seal", outcome: "accepted", seq: a.seq },
-      { id: String(c.seq), kind: "commit", tenant: "acme", namespace: "acme.orders", aggregate: "Order", subject: c.subject, action: "Request", outcome: "accepted", seq: c.seq },
+      { id: String(a.seq), kind: "commit", tenant: "acme", namespace: "acme.orders", aggregate: "Crate", subject: "crate-1", action: "Seal", outcome: "accepted", seq: a.seq, at: a.committedAt },
+      { id: String(c.seq), kind: "commit", tenant: "acme", namespace: "acme.orders", aggregate: "Order", subject: c.subject, action: "Request", outcome: "accepted", seq: c.seq, at: c.committedAt },
     ]);
     assert.equal(client.wires.length, 1, "one turn's frames go out in one write");
     feed.close();
@@ -209,6 +211,11 @@ describe("the commit feed", () => {
     for (let i = 0; i < 50 && client.seqs().at(-1) !== seq; i++) await turn();
     const expected = [...Array(seq - start).keys()].map((i) => start + 1 + i).filter((s) => s > start + 10 && (s > start + 600 || (s - start - 1) % 3 !== 0));
     assert.deepEqual(client.seqs(), expected);
+    assert.deepEqual(
+      client.frames().map((f) => f.at),
+      expected.map((s) => new Date(AT + s).toISOString()),
+      "replayed from the store or live, a frame says when it was committed",
+    );
     assert.ok(client.wires.length > 5, `paged (${client.wires.length} writes)`);
     const more = write("acme");
     publish(hub, more);

@@ -1,7 +1,8 @@
 /**
  * @module The `commit` frames of `/api/events`: one per entry of the store's history in a tenant
  * the person may read (their did is an owner or a member of it),
- * `{"id": "<seq>", "kind": "commit", tenant, namespace, aggregate, subject, action, outcome, seq}`.
+ * `{"id": "<seq>", "kind": "commit", tenant, namespace, aggregate, subject, action, outcome, seq, at}`
+ * (`at`: when it was committed, RFC 3339 — the receipt's `committedAt`, the same live and replayed).
  *
  * A node has one person and every socket is theirs: what one client may read, every client may,
  * so a frame is made once for all. Live commits come from the gateway's event hub (the engine's
@@ -69,6 +70,8 @@ export interface Commit {
   readonly subject: string;
   readonly action: string;
   readonly outcome: string;
+  /** When it was committed (ms since the epoch, as history keeps it). */
+  readonly committedAt: number;
 }
 
 interface Frame {
@@ -112,7 +115,12 @@ const AFTER = /^(?:0|[1-9][0-9]{0,15})$/;
 
 /** The frame of a commit. */
 export function commitFrame(c: Commit): Buffer {
-  return frameJson("commit", String(c.seq), { tenant: c.tenant, namespace: c.namespace, aggregate: c.aggregate, subject: c.subject, action: c.action, outcome: c.outcome, seq: c.seq });
+  return frameJson("commit", String(c.seq), { tenant: c.tenant, namespace: c.namespace, aggregate: c.aggregate, subject: c.subject, action: c.action, outcome: c.outcome, seq: c.seq, at: isoTime(Number(c.committedAt)) });
+}
+
+/** An instant in ms as RFC 3339; null when it is not one. */
+function isoTime(ms: number): string | null {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : null;
 }
 
 /** `?after`'s value as a seq, or null when it is not a non-negative integer. */
@@ -211,7 +219,7 @@ export class CommitFeed implements EventSource {
       this.#lastSeq = seq;
       const r = event.payload as Receipt;
       if (!this.#readableNow().has(r.tenant)) return;
-      this.#queue(seq, commitFrame({ seq, tenant: r.tenant, namespace: r.namespace, aggregate: this.#aggregateOf(r), subject: r.subject, action: r.action, outcome: r.outcome }));
+      this.#queue(seq, commitFrame({ seq, tenant: r.tenant, namespace: r.namespace, aggregate: this.#aggregateOf(r), subject: r.subject, action: r.action, outcome: r.outcome, committedAt: Date.parse(r.committedAt) }));
     } catch (error) {
       this.#options.log.error("a commit frame failed", { error: (error as Error).stack ?? String(error) });
     }
@@ -356,7 +364,7 @@ export class CommitFeed implements EventSource {
     let db: DatabaseSync | null = null;
     try {
       db = openDatabase(this.#options.storePath, { readOnly: true });
-      const columns = "seq, tenant, namespace, aggregate, subject, action, outcome";
+      const columns = "seq, tenant, namespace, aggregate, subject, action, outcome, committed_at AS committedAt";
       this.#store = {
         db,
         maxSeq: db.prepare("SELECT coalesce(max(seq), 0) AS seq FROM history"),

@@ -254,6 +254,12 @@ export class KnowledgeIndex {
     return this.#refHas.get(sha256) !== undefined;
   }
 
+  /** How many notes `vault` has, and when the newest change of one was (ms; 0 when it has none). */
+  size(vault: string): { notes: number; updatedAt: number } {
+    const row = this.#sql("SELECT COUNT(*) AS notes, coalesce(max(updated_at), 0) AS updatedAt FROM notes WHERE vault = ?").get(vault) as { notes: number | bigint; updatedAt: number | bigint };
+    return { notes: Number(row.notes), updatedAt: Number(row.updatedAt) };
+  }
+
   /** A page of `vault`'s notes in path order, under folder `folder` (`""`: all). */
   list(vault: string, folder: string, after: string, limit: number): IndexedNote[] {
     const prefix = folder === "" ? "" : `${folder}/`;

@@ -64,6 +64,14 @@ export class Knowledge {
     await Promise.all([...this.#vaults.values()].map((vault) => vault.start()));
   }
 
+  /** Every vault there is, by name, with how many notes it has and when one last changed. */
+  vaults(): { name: string; notes: number; updatedAt: string | null }[] {
+    return [...this.#vaults.keys()].map((name) => {
+      const { notes, updatedAt } = this.index.size(name);
+      return { name, notes, updatedAt: updatedAt > 0 ? new Date(updatedAt).toISOString() : null };
+    });
+  }
+
   /** Vault `name`, or `404`. */
   vault(name: string): Vault {
     const vault = this.#vaults.get(name);

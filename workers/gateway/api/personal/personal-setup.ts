@@ -34,6 +34,8 @@ export interface PersonalSetupDeps {
   /** Makes the person's did:key (identity/person-key.ts). */
   readonly makeIdentity: (plan: SetupPlan) => Promise<Outcome<{ did: string }>>;
   readonly admin: Pick<SocketLink<AdminRequests>, "request">;
+  /** The personal tenant's handle when it is given (a device that joined its home node takes the home's), else null. */
+  readonly handle?: () => string | null;
 }
 
 /** Set-up's callback: the identity, then the personal tenant it owns. */
@@ -42,8 +44,9 @@ export function personalSetUp(deps: PersonalSetupDeps): SetUp {
     const identity = await deps.makeIdentity(plan);
     if (!identity.ok) return identity;
     const { did } = identity.value;
-    const base = personalHandle(plan.firstName);
-    for (let n = 1; n <= HANDLE_TRIES; n++) {
+    const given = deps.handle?.() ?? null;
+    const base = given ?? personalHandle(plan.firstName);
+    for (let n = 1; n <= (given === null ? HANDLE_TRIES : 1); n++) {
       const handle = n === 1 ? base : `${base}-${n}`;
       let made;
       try {

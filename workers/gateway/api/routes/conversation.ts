@@ -132,8 +132,9 @@ export function mountConversationRoutes(api: Hono<ApiEnv>, deps: ConversationRou
     sessionOf(c);
     const turn = readTurn(reader, c.req.param("id"));
     const signed = await signedWrite(writer, { namespace: CONVERSATION, action: "Retry", subject: turn.id, args: {} });
-    await deps.turns.enqueue(turn.id, `${turn.id}:retry:${signed.receipt.seq}`);
+    // Announced before the hand-off: the turn may run, and finish, before enqueue returns.
     deps.turns.turnFrame(turn.id, "queued");
+    await deps.turns.enqueue(turn.id, `${turn.id}:retry:${signed.receipt.seq}`);
     return c.json(turnView(turn.id, signed.receipt.state ?? {}), 202);
   });
 

@@ -5,6 +5,8 @@
  * `std.identities` record in the personal tenant (identities/identity-records.ts).
  *
  * - `GET /api/identities` → `{items: [{handle, did, kind, name?, role}], next}`
+ * - `GET /api/identities/{handle}` → the identity described (its owners, members, delegations,
+ *   retired dids), for an owner: an unknown handle `404`, one the person does not own `403 not-owner`.
  * - `POST /api/identities {handle, kind: "business" | "household", name?}` → `201` the identity
  *   (with the receipt of its registration); the engine's handle rules (`400` naming `handle`), `409
  *   handle-taken`; a name the contract refuses is `422` with the receipt, and no tenant is made.
@@ -71,6 +73,13 @@ export function mountIdentityListRoutes(api: Hono<ApiEnv>, deps: IdentityRouteDe
     const ordered = [...tenants.filter((t) => t.handle === personal), ...tenants.filter((t) => t.handle !== personal)];
     const page = pageOf(ordered, (t) => t.handle, request);
     return c.json({ items: page.items.map((t) => identityItem(deps.reader, t, t.owner ? "owner" : "member")), next: page.next });
+  });
+
+  api.get("/api/identities/:handle", async function showIdentity(c) {
+    sessionOf(c);
+    const handle = c.req.param("handle");
+    requireOwner(deps.reader, handle);
+    return c.json(await describeIdentity(deps, handle));
   });
 
   api.post("/api/identities", async function createIdentity(c) {

@@ -15,6 +15,7 @@
  * backlinks {path, limit?}                → {items: [{path}]}
  * tags      {tag?, after?, limit?}        → {items: [{tag, count}]}, or with tag: {items: [{path, title, …}], next}
  * history   {path, after?, limit?}        → {items: [{seq, revision, action, origin, sha256, size, path, by, at}], next}   (newest first)
+ * vaults    {}                            → {items: [{name, notes, updatedAt}]}   (every vault there is)
  * ```
  *
  * Live co-editing of a note (knowledge/collab.ts):
@@ -230,6 +231,13 @@ const OPERATIONS: ReadonlyMap<string, { readonly args: readonly string[]; readon
         const record = await vault.record(p);
         return k.history(record.id, before, limit(args, 50));
       },
+    },
+  ],
+  [
+    "vaults",
+    {
+      args: [],
+      run: (_vault, _args, k) => ({ items: k.vaults() }),
     },
   ],
 ]);

@@ -80,7 +80,11 @@ export class ServerOAuth implements OAuthClientProvider {
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.#store.oauth(this.#server).client as OAuthClientInformationMixed | undefined;
+    const client = this.#store.oauth(this.#server).client as (OAuthClientInformationMixed & { redirect_uris?: unknown }) | undefined;
+    // A registration made for another redirect URL (the node's origin changed, or an earlier
+    // release's callback) would be refused at the authorization: register again.
+    if (client !== undefined && Array.isArray(client.redirect_uris) && !client.redirect_uris.includes(this.#redirectUrl)) return undefined;
+    return client;
   }
 
   saveClientInformation(client: OAuthClientInformationMixed): void {

@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { Logger } from "../../../../shared/log.ts";
+import { OAUTH_RETURN_PATH } from "../../app-page/app-page.ts";
 import { frameJson } from "../events/frames.ts";
 import { localDay } from "../time-zone.ts";
 import { hostOfUrl } from "../connectors/egress-list.ts";
@@ -33,8 +34,6 @@ export const CALL_MS = 60_000;
 const LIST_PAGES = 10;
 const MAX_BACKOFF_MS = 60_000;
 
-/** Where an authorization comes back to (routes/tool-servers.ts). */
-export const OAUTH_CALLBACK = "/api/settings/integrations/tools/oauth/callback";
 /** The egress source tool servers declare their hosts under. */
 export const EGRESS_SOURCE = "tool-servers";
 
@@ -233,7 +232,7 @@ export class ToolServers {
 
   /** An OAuth client for server `id`, as the settings' authorization (with its `state`) and the HTTP transport use it. */
   oauthOf(server: StoredServer, state?: string): ServerOAuth {
-    return new ServerOAuth({ store: this.#deps.store, server: server.id, redirectUrl: `${this.#deps.origin}${OAUTH_CALLBACK}`, ...(state === undefined ? {} : { state }) });
+    return new ServerOAuth({ store: this.#deps.store, server: server.id, redirectUrl: `${this.#deps.origin}${OAUTH_RETURN_PATH}`, ...(state === undefined ? {} : { state }) });
   }
 
   /**

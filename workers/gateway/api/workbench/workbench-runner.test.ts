@@ -44,7 +44,12 @@ describe("WorkbenchRunner (a check in a child process)", () => {
     assert.equal(p.code, "workbench-failed");
     assert.match(p.detail, /did not finish within 3000 ms/);
     assert.deepEqual(leftovers(), was, "the throwaway directory is gone");
-    const next = await runner.check(SHIPPING.replace("units > 0", "units > true"), []);
+    // The runner is free again: the next check runs (on a loaded machine it may itself reach the
+    // short deadline, but it is never refused as busy).
+    const next = await runner.check(SHIPPING.replace("units > 0", "units > true"), []).catch((error: unknown) => {
+      if (error instanceof HttpProblem && error.problem.code === "workbench-failed") return { ok: false as const, errors: [] };
+      throw error;
+    });
     assert.equal(next.ok, false, "the runner is free again");
   });
 });
