@@ -396,22 +396,36 @@ describe("the back office: /api/data, preview, query, personal and business reco
   });
 
   it("GET /api/analytics: commands per day, refusals by reason and action, the busiest aggregates — as history holds them", async () => {
-    const today = new Date().toISOString().slice(0, 10);
+    // The suite may run across midnight (UTC): "today" is whichever day the answer was computed on,
+    // and each command's day is the one history recorded for it.
+    const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const before = dayOf(Date.now());
     const stats = await call("GET", "/api/analytics");
+    const today: string = stats.body.to;
     assert.equal(stats.status, 200, JSON.stringify(stats.body));
     assert.equal(stats.body.tenant, personal);
-    assert.equal(stats.body.to, today);
+    assert.ok([before, dayOf(Date.now())].includes(today), `to is today: ${today}`);
     assert.equal(stats.body.days.length, 30);
     assert.equal(stats.body.complete, true);
     const db = new DatabaseSync(join(node.dataDir, "charter.db"), { readOnly: true });
     let expected: { commands: number; refused: number };
+    let perDay: { day: number; commands: number; refused: number }[];
     try {
       expected = db.prepare("SELECT count(*) AS commands, coalesce(sum(outcome = 'refused'), 0) AS refused FROM history WHERE tenant = ?").get(personal) as typeof expected;
+      perDay = db
+        .prepare("SELECT committed_at / 86400000 AS day, count(*) AS commands, coalesce(sum(outcome = 'refused'), 0) AS refused FROM history WHERE tenant = ? GROUP BY day ORDER BY day")
+        .all(personal) as typeof perDay;
     } finally {
       db.close();
     }
     assert.deepEqual(stats.body.totals, { commands: expected.commands, accepted: expected.commands - expected.refused, refused: expected.refused });
-    assert.deepEqual(stats.body.days.at(-1), { date: today, ...stats.body.totals }, "every command is today's");
+    const counted = stats.body.days.filter((d: { commands: number }) => d.commands > 0);
+    assert.deepEqual(
+      counted,
+      perDay.map((d) => ({ date: dayOf(d.day * 86_400_000), commands: d.commands, accepted: d.commands - d.refused, refused: d.refused })),
+      "each command counted on the day history recorded it",
+    );
+    assert.equal(stats.body.days.at(-1).date, today);
     const reasons = Object.fromEntries(stats.body.refusals.byReason.map((r: { code: string; count: number }) => [r.code, r.count]));
     assert.deepEqual(reasons, { condition_failed: 2, text_too_long: 1 });
     assert.deepEqual(stats.body.refusals.byAction, [
@@ -420,7 +434,8 @@ describe("the back office: /api/data, preview, query, personal and business reco
     ]);
     assert.deepEqual(stats.body.busiest[0], { namespace: "std.invoices", aggregate: "Invoice", commands: stats.body.busiest[0].commands });
 
-    const business = await call("GET", `/api/analytics?tenant=${BUSINESS}&from=${today}&to=${today}`);
+    const yesterday = dayOf(Date.parse(`${today}T00:00:00Z`) - 86_400_000);
+    const business = await call("GET", `/api/analytics?tenant=${BUSINESS}&from=${yesterday}&to=${today}`);
     assert.deepEqual(business.body.totals, { commands: 3, accepted: 1, refused: 2 });
     assert.deepEqual(business.body.busiest, [{ namespace: "acme.orders", aggregate: "Order", commands: 3 }]);
     const past = await call("GET", "/api/analytics?from=2020-01-01&to=2020-12-31");

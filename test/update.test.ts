@@ -77,10 +77,11 @@ describe("self-update", { timeout: 900_000 }, () => {
       assert.equal(now.body.state, "idle");
 
       // Automatic: a window around the present moment (UTC), a channel that offers the next release.
+      // It ends two full hours on, so the install falls inside it even when this runs at hh:59.
       const hour = new Date().getUTCHours();
       const hh = (h: number) => `${String((h + 24) % 24).padStart(2, "0")}:00`;
       await stepUp(node.api, node.auth, node.cookie);
-      await configure(node, releases.channel("next", NEXT), "automatic", { window: { start: hh(hour - 1), end: hh(hour + 1) }, timeZone: "UTC" });
+      await configure(node, releases.channel("next", NEXT), "automatic", { window: { start: hh(hour - 1), end: hh(hour + 2) }, timeZone: "UTC" });
       await healthVersion(node, NEXT);
       const second = await updateEvent(node, "installed", NEXT);
       assert.equal(second.version, NEXT);

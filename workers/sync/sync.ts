@@ -192,6 +192,8 @@ class SyncWorker {
     if (tenant !== null) await this.#engine.request("sync-revoke", { tenant, device, statement }).catch(() => ({ revoked: false }));
     this.#dialers.get(device)?.stop();
     this.#dialers.delete(device);
+    // A long poll the device has open is answered now, and refused (below): it learns at once.
+    for (const wake of [...this.#waiters]) wake();
     if (fresh) this.#ctx.log.warn("device revoked", { device });
     this.#report();
     return fresh;
@@ -259,6 +261,7 @@ class SyncWorker {
       let out = this.#entries().missing(tenant, r.vv, MAX_EXCHANGE_ENTRIES, MAX_EXCHANGE_BYTES);
       if (out.entries.length === 0 && r.wait > 0 && !this.#closed) {
         await this.#wait(r.wait);
+        if (this.#store_.peer(r.from)?.revoked_at != null) return problemBody(problem(403, "device-revoked", "that device was revoked by the person; it cannot sync again"));
         out = this.#entries().missing(tenant, r.vv, MAX_EXCHANGE_ENTRIES, MAX_EXCHANGE_BYTES);
       }
       const vv = this.#entries().versionVector(tenant);
@@ -467,7 +470,9 @@ class Dialer {
       try {
         do {
           this.#pushAgain = false;
-          await this.#exchange(0).catch(() => {});
+          await this.#exchange(0).catch((error: unknown) => {
+            if (error instanceof RevokedError) this.#wasRevoked();
+          });
         } while (this.#pushAgain && !this.#stopped);
       } finally {
         this.#pushing = false;
@@ -490,8 +495,7 @@ class Dialer {
       } catch (error) {
         if (this.#stopped) break;
         if (error instanceof RevokedError) {
-          this.#d.revoked();
-          this.#d.log.warn("this device was revoked by the home node; sync stops", { home: this.#d.peer });
+          this.#wasRevoked();
           break;
         }
         this.#d.contact(null, (error as Error).message);
@@ -499,6 +503,14 @@ class Dialer {
         backoff = Math.min(backoff * 2, 30_000);
       }
     }
+  }
+
+  /** The home node refused this device as revoked (to a push or the long poll): sync stops, once. */
+  #wasRevoked(): void {
+    if (this.#stopped) return;
+    this.stop();
+    this.#d.revoked();
+    this.#d.log.warn("this device was revoked by the home node; sync stops", { home: this.#d.peer });
   }
 
   #enabledSafe(tenant: string): boolean {
