@@ -345,13 +345,13 @@ describe("AG-UI on /copilotkit", () => {
     const events: Event[] = [];
     const running = on.runAgent({}, { onEvent: ({ event }) => void (events.push(event as Event), event.type === "TEXT_MESSAGE_CONTENT" && streaming()) });
     await Promise.race([started, running.then(() => assert.fail(`the run ended before it streamed: ${JSON.stringify(events.at(-1))}`))]);
-    const t0 = Date.now();
     const stopped = await stopCharter(a.node);
-    const ms = Date.now() - t0;
     await running;
     assert.equal(stopped.code, 0);
     assert.equal(last(events).type, "RUN_ERROR", JSON.stringify(last(events)));
     assert.equal(last(events).code, "unavailable");
-    assert.ok(ms < 4000, `stopped in ${ms} ms`);
+    // The model never answers: a gateway that waited for the turn would be killed at the drain deadline.
+    const log = readFileSync(join(a.node.dataDir, "logs", "charter.log"), "utf8");
+    assert.doesNotMatch(log, /did not drain in time/, "every worker drained: the open run was ended, not waited for");
   });
 });
