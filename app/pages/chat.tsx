@@ -537,9 +537,8 @@ function MessageView(props: { message: Message; busy: boolean; branchTitle: stri
       {m.attachments.length === 0 ? null : <p class="muted">Attached: {m.attachments.join(", ")}</p>}
       <div class="chat-actions">
         {[...counts.entries()].map(([r, n]) => (
-          <span key={r} class="chat-reaction" aria-label={`Reaction ${r}${n > 1 ? ` ×${n}` : ""}`}>
-            {r}
-            {n > 1 ? ` ${n}` : ""}
+          <span key={r} class="chat-reaction" aria-label={`Reaction ${r} ×${n}`}>
+            {r} {n}
           </span>
         ))}
         {m.role === "assistant"
