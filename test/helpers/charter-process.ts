@@ -20,9 +20,23 @@ export interface Charter {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** A fresh temp data directory, removed by `cleanup`. */
+/** Every temp directory this test file made: what no `cleanup` removed goes when the file's process exits. */
+const made = new Set<string>();
+process.on("exit", () => {
+  for (const dir of made) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // A worker still exiting may write into it meanwhile: what is left is only a temp folder.
+    }
+  }
+});
+
+/** A fresh temp data directory, removed by `cleanup` (or when the test file's process exits). */
 export function tempDataDir(prefix = "charter-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.add(dir);
+  return dir;
 }
 
 /** Every charter a test started; any still running after the file's last test is killed. */
@@ -113,5 +127,7 @@ export function sleep(ms: number): Promise<void> {
 }
 
 export function cleanup(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  // Retried: a worker of a node that was just stopped may still be writing its last files.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+  made.delete(dir);
 }
