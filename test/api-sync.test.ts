@@ -14,7 +14,7 @@ import { compileContract } from "../contracts/compile.ts";
 import { connectChannel } from "../shared/channel/socket.ts";
 import { generateKeyPair, loadOrCreateNodeKey, signCommand } from "../shared/identity/index.ts";
 import type { AdminRequests } from "../shared/protocol/admin.ts";
-import { commandDigest, signStamp } from "../shared/devices/entries.ts";
+import { jwsDigest, signStamp } from "../shared/devices/entries.ts";
 import { newNonce, signMessage, SYNC_TYP } from "../shared/devices/peer-protocol.ts";
 import { ApiClient, createAccount, printedSetupCode, stepUp } from "./helpers/api-client.ts";
 import { type Charter, cleanup, startCharter, stopCharter, tempDataDir, waitFor } from "./helpers/charter-process.ts";
@@ -182,7 +182,7 @@ describe("paired devices: /api/sync, /api/root, /sync/*", () => {
     const jws = `${header}.${parts[1]}.${parts[2]}`;
     const top = ((await status(device)).commands as number) + 1000;
     const entry = { origin: deviceKey.value.did, oseq: top, lamport: top, time: Date.now(), seen: {}, outcome: "accepted" as const, reason: null };
-    const stamp = signStamp(tenant, entry, commandDigest(jws), deviceKey.value.secretKey);
+    const stamp = signStamp(tenant, entry, jwsDigest(jws), deviceKey.value.secretKey);
     const request = signMessage(deviceKey.value, SYNC_TYP, { from: deviceKey.value.did, to: homeDid, at: Date.now(), nonce: newNonce(), tenant, vv: {}, entries: [{ ...entry, jws, stamp }], wait: 0, revoked: [] });
     const answer = await fetch(`${home.node.url}/sync/exchange`, { method: "POST", headers: { "content-type": "application/jose" }, body: request });
     assert.equal(answer.status, 400);

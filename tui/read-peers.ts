@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
+import type { PeerRow } from "../shared/devices/peer-protocol.ts";
 import { openReadOnly } from "./open-store.ts";
 
 /** A device paired with this node (or the home node this device dials), as `sync.db` keeps it. */
@@ -93,18 +94,6 @@ function readRelationships(dataDir: string, nodeRunning: boolean): ExchangeRelat
       return rows.map((r) => ({ did: r.did, name: r.name, url: r.url, addedAt: r.added_at, lastContact: r.last_contact, lastError: r.last_error }));
     }) ?? []
   );
-}
-
-interface PeerRow {
-  did: string;
-  name: string;
-  role: string;
-  url: string | null;
-  paired_at: number;
-  revoked_at: number | null;
-  last_contact: number | null;
-  last_error: string | null;
-  their_vv: string | null;
 }
 
 interface RelationshipRow {

@@ -14,6 +14,23 @@ import { invalid, RowField, SaveNote, useSave } from "./settings-form.tsx";
 type Mode = "off" | "read" | "ask";
 const MODES: readonly Mode[] = ["off", "read", "ask"];
 
+/** A tool's mode (off, read, ask), with the refusal of its row. */
+function ModeField(props: { id: string; name: string; error: string | null | undefined; value: Mode; onChange: (mode: Mode) => void }) {
+  return (
+    <RowField id={props.id} label="Mode" name={props.name} error={props.error}>
+      {(describedBy) => (
+        <select id={props.id} value={props.value} aria-describedby={describedBy} aria-invalid={invalid(props.error)} onChange={(e) => props.onChange(e.currentTarget.value as Mode)}>
+          {MODES.map((m) => (
+            <option key={m} value={m}>
+              {m}
+            </option>
+          ))}
+        </select>
+      )}
+    </RowField>
+  );
+}
+
 interface Tool {
   readonly name: string;
   readonly callName: string;
@@ -86,17 +103,7 @@ function ToolModes() {
                         <p class="muted">{t.description}</p>
                       </details>
                     </div>
-                    <RowField id={`${id}-mode`} label="Mode" name={t.name} error={error}>
-                      {(describedBy) => (
-                        <select id={`${id}-mode`} value={modes[t.name] ?? t.mode} aria-describedby={describedBy} aria-invalid={invalid(error)} onChange={(e) => setModes((was) => ({ ...was, [t.name]: e.currentTarget.value as Mode }))}>
-                          {MODES.map((m) => (
-                            <option key={m} value={m}>
-                              {m}
-                            </option>
-                          ))}
-                        </select>
-                      )}
-                    </RowField>
+                    <ModeField id={`${id}-mode`} name={t.name} error={error} value={modes[t.name] ?? t.mode} onChange={(mode) => setModes((was) => ({ ...was, [t.name]: mode }))} />
                     <div class="field inline">
                       <input id={`${id}-sensitive`} type="checkbox" checked={sensitive[t.name] ?? t.sensitive} aria-invalid={invalid(markError)} onChange={(e) => setSensitive((was) => ({ ...was, [t.name]: e.currentTarget.checked }))} />
                       <label for={`${id}-sensitive`}>
@@ -286,17 +293,7 @@ function ServerTools(props: { server: Server; onSaved: () => void }) {
                 </div>
                 {t.description ? <p class="muted">{t.description}</p> : null}
               </div>
-              <RowField id={id} label="Mode" name={`${props.server.name} ${t.name}`} error={error}>
-                {(describedBy) => (
-                  <select id={id} value={modes[t.name] ?? t.mode} aria-describedby={describedBy} aria-invalid={invalid(error)} onChange={(e) => setModes((was) => ({ ...was, [t.name]: e.currentTarget.value as Mode }))}>
-                    {MODES.map((m) => (
-                      <option key={m} value={m}>
-                        {m}
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </RowField>
+              <ModeField id={id} name={`${props.server.name} ${t.name}`} error={error} value={modes[t.name] ?? t.mode} onChange={(mode) => setModes((was) => ({ ...was, [t.name]: mode }))} />
             </li>
           );
         })}

@@ -71,6 +71,23 @@ const REPEATS = [
 /** `std.tasks`'s priorities, 0 to 3. */
 const PRIORITIES = ["None", "Low", "Medium", "High"];
 
+/** The task's priority, chosen by name (the contract keeps it as 0–3). */
+function PriorityField(props: { value: number; onChange: (priority: number) => void }) {
+  return (
+    <Field label="Priority">
+      {(id) => (
+        <select id={id} value={String(props.value)} onChange={(e) => props.onChange(Number(e.currentTarget.value))}>
+          {PRIORITIES.map((label, n) => (
+            <option key={label} value={String(n)}>
+              {label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
 export default function TasksPage() {
   const [agendaFrom, setAgendaFrom] = useState("");
   const [agendaDays, setAgendaDays] = useState(7);
@@ -268,17 +285,7 @@ function NewTask(props: { zone: string | null; today: string; onCreated: () => v
                   {(id, describedBy) => <input id={id} maxLength={200} aria-describedby={describedBy} value={rule} spellcheck={false} onInput={(e) => setRule(e.currentTarget.value)} />}
                 </Field>
               )}
-              <Field label="Priority">
-                {(id) => (
-                  <select id={id} value={String(priority)} onChange={(e) => setPriority(Number(e.currentTarget.value))}>
-                    {PRIORITIES.map((label, n) => (
-                      <option key={label} value={String(n)}>
-                        {label}
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </Field>
+              <PriorityField value={priority} onChange={setPriority} />
             </div>
             <Field label="Notes" hint="Optional, up to 4,000 characters.">
               {(id, describedBy) => <textarea id={id} maxLength={4000} aria-describedby={describedBy} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />}
@@ -556,17 +563,7 @@ function EditTask(props: { task: Task; onSaved: (task: Task | null) => void; onC
         {(id, describedBy) => <textarea id={id} maxLength={4000} aria-describedby={describedBy} value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />}
       </Field>
       <div class="tasks-row">
-        <Field label="Priority">
-          {(id) => (
-            <select id={id} value={String(priority)} onChange={(e) => setPriority(Number(e.currentTarget.value))}>
-              {PRIORITIES.map((label, n) => (
-                <option key={label} value={String(n)}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <PriorityField value={priority} onChange={setPriority} />
         <Field label="Tags" hint="Separated by commas: up to 20, each up to 40 characters.">
           {(id, describedBy) => <input id={id} aria-describedby={describedBy} value={tags} onInput={(e) => setTags(e.currentTarget.value)} />}
         </Field>

@@ -12,6 +12,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, messageOf, Refusal } from "../lib/api.ts";
 import { refresh } from "../lib/account.ts";
+import { useBusy } from "../lib/hooks.ts";
 import { href } from "../lib/router.ts";
 import { withStepUp } from "../lib/stepup.ts";
 import type { PageProps } from "../routes.ts";
@@ -497,21 +498,8 @@ function StepResult(props: { report: StepReport }) {
 
 function Install(props: { source: string; onErrors: (errors: Diagnostic[]) => void }) {
   const [approval, setApproval] = useState<Approval | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [run, busy, error] = useBusy();
   const [done, setDone] = useState<{ text: string; namespace: string | null } | null>(null);
-
-  const run = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await work();
-    } catch (failure) {
-      setError(messageOf(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
 
   const ask = () =>
     run(async () => {

@@ -62,7 +62,8 @@ export function signStamp(tenant: string, e: Omit<SyncEntry, "stamp" | "jws">, d
   return base64urlEncode(ed25519Sign(Buffer.from(stampText(tenant, e, digest)), secretKey));
 }
 
-export const commandDigest = (jws: string): string => hash("sha256", jws, "hex");
+/** The SHA-256 of a compact JWS (a command, an exchange request), in hex. */
+export const jwsDigest = (jws: string): string => hash("sha256", jws, "hex");
 
 /** The merged order: Lamport time, then origin, then its sequence. */
 export function compareEntries(a: Pick<SyncEntry, "lamport" | "origin" | "oseq">, b: Pick<SyncEntry, "lamport" | "origin" | "oseq">): number {
@@ -129,7 +130,7 @@ export function parseEntry(v: unknown): Result<SyncEntry, string> {
 export function verifyEntry(tenant: string, e: SyncEntry): Result<VerifiedEntry, string> {
   const key = publicKeyFromDidKey(e.origin);
   if (!key.ok) return fail(`origin: ${key.error.message}`);
-  const digest = commandDigest(e.jws);
+  const digest = jwsDigest(e.jws);
   const signature = base64urlDecode(e.stamp);
   if (signature === null || signature.length !== SIGNATURE_BYTES || !ed25519Verify(signature, Buffer.from(stampText(tenant, e, digest)), key.value)) {
     return fail(`the stamp of ${e.origin} #${e.oseq} does not verify with its origin's key`);

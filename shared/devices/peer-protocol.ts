@@ -12,7 +12,7 @@
  *   request's digest, with what the receiver holds and the commands the sender lacks. A request
  *   is fresh (±5 minutes) and its nonce is used once; a reply is bound to its request.
  */
-import { hash, hkdfSync, randomBytes } from "node:crypto";
+import { hkdfSync, randomBytes } from "node:crypto";
 import { signJws, verifyJws, type KeyPair } from "../identity/index.ts";
 import { fail, ok, type Result } from "../result.ts";
 import { parseVersionVector, type SyncEntry, type VersionVector } from "./entries.ts";
@@ -77,7 +77,18 @@ export interface PairReply {
   readonly sealedKey: { readonly nonce: string; readonly ciphertext: string };
 }
 
-export const digestOf = (jws: string): string => hash("sha256", jws, "hex");
+/** A row of the sync worker's `peers` table (sync.db), as the console reads it too. */
+export interface PeerRow {
+  did: string;
+  name: string;
+  role: "home" | "device";
+  url: string | null;
+  paired_at: number;
+  revoked_at: number | null;
+  last_contact: number | null;
+  last_error: string | null;
+  their_vv: string | null;
+}
 
 /** Signs `payload` as `key` with media type `typ`. */
 export function signMessage(key: KeyPair, typ: string, payload: object): string {

@@ -24,7 +24,7 @@ import { migrate } from "../../shared/store/migrations.ts";
 import { openDatabase } from "../../shared/store/open.ts";
 import { rolesOf, tenantExists } from "../../shared/store/roles.ts";
 import { stateDigest } from "../../shared/store/state-digest.ts";
-import { commandDigest, compareEntries, EntryReader, type SyncEntry, verifyEntry, type VerifiedEntry } from "../../shared/devices/entries.ts";
+import { jwsDigest, compareEntries, EntryReader, type SyncEntry, verifyEntry, type VerifiedEntry } from "../../shared/devices/entries.ts";
 import { ArtifactCache } from "../../workers/engine/artifact-cache.ts";
 import { CommandProcessor } from "../../workers/engine/commands.ts";
 import { runGroups } from "../../workers/engine/executor/run-groups.ts";
@@ -258,7 +258,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
       d.tick(1 + rnd.int(1000));
       const jws = signCommand(person, { tenant: TENANT, namespace: NS, action, subject, args, idempotencyKey: `k-${options.seed}-${made}`, issuedAt: new Date(EPOCH).toISOString() });
       trace(`${d.name}: ${action} ${subject} ${JSON.stringify(args)}`);
-      await d.submit({ jws, digest: commandDigest(jws), signer: person.did, payload: { tenant: TENANT, namespace: NS, action, subject, args, idempotencyKey: `k-${options.seed}-${made}`, issuedAt: new Date(EPOCH).toISOString() } });
+      await d.submit({ jws, digest: jwsDigest(jws), signer: person.did, payload: { tenant: TENANT, namespace: NS, action, subject, args, idempotencyKey: `k-${options.seed}-${made}`, issuedAt: new Date(EPOCH).toISOString() } });
     } else if (roll < 85) {
       const a = rnd.pick(devices);
       const b = rnd.pick(devices);
@@ -317,7 +317,7 @@ function check(devices: readonly Device[], person: KeyPair): SimResult {
       if (r.first_outcome === "refused") assert.deepEqual([r.outcome, r.reason], ["refused", r.first_reason], `${d.name}: a refusal made at its origin stays`);
       // The history entry the sync log points at is this command's latest decision, with the same outcome.
       const h = d.db.prepare("SELECT outcome, reason, command FROM history WHERE seq = ?").get(r.seq) as { outcome: string; reason: string | null; command: string };
-      assert.equal(commandDigest(h.command), r.digest);
+      assert.equal(jwsDigest(h.command), r.digest);
       assert.deepEqual([h.outcome, h.reason], [r.outcome, r.reason], `${d.name}: history says what the sync log says`);
       const latest = d.db.prepare("SELECT max(seq) AS seq FROM history WHERE command = (SELECT command FROM history WHERE seq = ?)").get(r.seq) as { seq: number };
       assert.equal(Number(latest.seq), Number(r.seq), `${d.name}: the latest history entry of a command is the one the sync log names`);

@@ -6,7 +6,7 @@
  */
 import { hash, randomInt } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
-import { normalCode } from "../../shared/devices/peer-protocol.ts";
+import { normalCode, type PeerRow } from "../../shared/devices/peer-protocol.ts";
 import type { VersionVector } from "../../shared/devices/entries.ts";
 
 const DDL = `
@@ -36,18 +36,6 @@ export const CODE_TTL_MS = 10 * 60_000;
 /** Wrong codes tried against the live one before it is burnt. */
 export const CODE_ATTEMPTS = 5;
 const ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-
-export interface PeerRow {
-  did: string;
-  name: string;
-  role: "home" | "device";
-  url: string | null;
-  paired_at: number;
-  revoked_at: number | null;
-  last_contact: number | null;
-  last_error: string | null;
-  their_vv: string | null;
-}
 
 const codeHash = (code: string) => hash("sha256", `charter-pair-code\n${normalCode(code)}`, "hex");
 

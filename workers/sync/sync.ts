@@ -25,9 +25,8 @@ import { loadOrCreateNodeKey, type KeyPair, type Receipt } from "../../shared/id
 import { openDatabase } from "../../shared/store/open.ts";
 import { type Problem, problem } from "../../shared/problem.ts";
 import type { PeerStatus, SyncNotices, SyncRequests, SyncStatus } from "../../shared/protocol/sync.ts";
-import { EntryReader, parseEntry, verifyEntry, type VerifiedEntry, type VersionVector } from "../../shared/devices/entries.ts";
+import { EntryReader, jwsDigest, parseEntry, verifyEntry, type VerifiedEntry, type VersionVector } from "../../shared/devices/entries.ts";
 import {
-  digestOf,
   exchangeReplyOf,
   exchangeRequestOf,
   FRESH_MS,
@@ -41,12 +40,13 @@ import {
   signMessage,
   SYNC_REPLY_TYP,
   SYNC_TYP,
+  type PeerRow,
 } from "../../shared/devices/peer-protocol.ts";
 import { dataPaths } from "../../shared/worker/config.ts";
 import { EngineLink } from "../../shared/worker/engine-link.ts";
 import { FatalError } from "../../shared/worker/fatal.ts";
 import type { RunningWorker, WorkerContext } from "../../shared/worker/runtime.ts";
-import { PeerStore, type PeerRow } from "./peer-store.ts";
+import { PeerStore } from "./peer-store.ts";
 
 /** What sync reports while no device syncs with the node. */
 export const IDLE_STATUS = "idle: no device to sync with";
@@ -267,7 +267,7 @@ class SyncWorker {
       const vv = this.#entries().versionVector(tenant);
       this.#store_.contact(r.from, Date.now(), r.vv, null);
       this.#report();
-      const reply = signMessage(this.#me, SYNC_REPLY_TYP, { from: this.#me.did, to: r.from, re: digestOf(jws), vv, entries: out.entries, more: out.more, revoked: this.#statements(tenant), held });
+      const reply = signMessage(this.#me, SYNC_REPLY_TYP, { from: this.#me.did, to: r.from, re: jwsDigest(jws), vv, entries: out.entries, more: out.more, revoked: this.#statements(tenant), held });
       return { status: 200, type: "application/jose", body: reply };
     } finally {
       this.#busy.delete(r.from);
@@ -558,7 +558,7 @@ class Dialer {
     const reply = exchangeReplyOf(opened.value.signer, opened.value.body);
     if (!reply.ok) throw new Error(`the home node's reply is malformed: ${reply.error}`);
     const r = reply.value;
-    if (r.re !== digestOf(jws) || r.to !== this.#d.me.did) throw new Error("the reply does not answer this request");
+    if (r.re !== jwsDigest(jws) || r.to !== this.#d.me.did) throw new Error("the reply does not answer this request");
     await this.#d.revocations(tenant, r.revoked);
     const verified = verifyAll(tenant, r.entries);
     if (!verified.ok) throw new Error(`the home node sent a command that does not verify; nothing applied: ${verified.error}`);

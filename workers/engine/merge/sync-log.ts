@@ -8,7 +8,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { KeyPair, RefusalReason } from "../../../shared/identity/index.ts";
-import { commandDigest, EntryReader, signStamp, type SyncEntry } from "../../../shared/devices/entries.ts";
+import { jwsDigest, EntryReader, signStamp, type SyncEntry } from "../../../shared/devices/entries.ts";
 
 /** The most characters of a refused command's JWS that syncs (history keeps only a digest of a longer one). */
 const REFUSED_SYNC_MAX = 4096;
@@ -112,7 +112,7 @@ export class SyncLog {
         subject: r.subject,
         action: r.action,
         jws: r.command,
-        digest: commandDigest(r.command),
+        digest: jwsDigest(r.command),
         reason: r.reason === null ? null : (JSON.parse(r.reason) as RefusalReason),
         seq: Number(r.seq),
         time: Number(r.committed_at),
