@@ -31,6 +31,11 @@ export interface RunningWorker {
 
 /** Runs a worker: call from its `main.ts` with the function that starts it. */
 export async function runWorker(name: string, start: (ctx: WorkerContext) => Promise<RunningWorker>): Promise<void> {
+  // The supervisor coordinates Ctrl-C and a terminal's hang-up for the whole tree: from the first
+  // moment, also while starting (a SIGHUP then would kill this worker). Until it runs, SIGTERM keeps
+  // its default: the supervisor ends a worker still starting with it.
+  process.on("SIGINT", () => {});
+  process.on("SIGHUP", () => {});
   const log = createLogger(name);
   const control: ControlChannel = new Channel(ipcTransport(process));
   let state: Lifecycle = "starting";
@@ -78,11 +83,8 @@ export async function runWorker(name: string, start: (ctx: WorkerContext) => Pro
     setImmediate(() => process.exit(state === "stopped" ? 0 : 1));
     return null;
   });
-  // The supervisor coordinates Ctrl-C and a terminal's hang-up for the whole tree; a direct SIGTERM
-  // (systemd stopping the group) drains this worker on its own; losing the supervisor means nobody
-  // will restart us.
-  process.on("SIGINT", () => {});
-  process.on("SIGHUP", () => {});
+  // A direct SIGTERM (systemd stopping the group) drains this worker on its own; losing the
+  // supervisor means nobody will restart us.
   process.on("SIGTERM", () => void stop().then(() => process.exit(0)));
   process.on("disconnect", () => void stop().then(() => process.exit(0)));
 }
